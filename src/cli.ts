@@ -1,0 +1,133 @@
+import { Command, CommanderError, Option } from 'commander';
+import { dirname, resolve } from 'node:path';
+import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
+import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
+import { writeFiles } from './write.js';
+import { environmentVariables, serverKey } from './emit/host.js';
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
+
+/** Runs the command line; returns the exit code. */
+export async function runCli(argv: readonly string[], io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : EXIT_CODES.usage;
+    }
+    if (error instanceof GeneratorError) {
+      io.err(`error: ${error.message}\n`);
+      return EXIT_CODES[error.kind];
+    }
+    io.err(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    return EXIT_CODES.internal;
+  }
+}
+
+function buildProgram(io: Io): Command {
+  const program = new Command('openapi-mcp-dotnet')
+    .description('Generate a C# MCP server from an OpenAPI document: REST client, MCP tools, host project.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(run with --help for usage)');
+
+  program.command('client')
+    .description('write the companion REST client (records, HttpClient extension methods, result type) into a directory')
+    .requiredOption('-u, --openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .requiredOption('-o, --output <dir>', 'directory that receives the C# files (created if missing)')
+    .requiredOption('-n, --namespace <namespace>', 'namespace of the generated client')
+    .action(async (options: { openapiUrl: string; output: string; namespace: string }) => {
+      const api = await prepareReporting(options.openapiUrl, io);
+      const written = await writeFiles(options.output, generateClient(api, { namespace: options.namespace }), true);
+      io.out(`Wrote the client for ${api.model.operations.length} operations and ${api.model.types.size} types: ${written.join(', ')}\n`);
+    });
+
+  program.command('tools', { isDefault: true })
+    .description('write McpTools.g.cs: one MCP tool per operation, calling the client')
+    .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .requiredOption('--output-file <file>', 'file that receives the tools (by convention McpTools.g.cs); its folder must exist')
+    .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
+    .requiredOption('--server-name <name>', 'name of the MCP server')
+    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
+    .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; tags?: string }) => {
+      if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
+      const api = await prepareReporting(options.openapiUrl, io);
+      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, tags: splitTags(options.tags ?? '') });
+      const file = resolve(options.outputFile);
+      await writeFiles(dirname(file), [{ path: file.slice(dirname(file).length + 1), content: tools.content }], false);
+      io.out(`Wrote ${tools.operations.length} tools to ${options.outputFile}\n`);
+    });
+
+  program.command('host')
+    .description('write the console project that hosts the tools over stdio (<Name>.csproj, Program.cs)')
+    .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
+    .requiredOption('--server-name <name>', 'name of the MCP server')
+    .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
+    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
+    .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; framework?: string }) => {
+      const files = generateHost({
+        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
+        ...(options.framework !== undefined && { framework: options.framework }),
+      });
+      const written = await writeFiles(options.outputDir, files, true);
+      io.out(`Wrote ${written.join(', ')}\n`);
+    });
+
+  program.command('init')
+    .description('create a complete MCP server project: client, tools, host and mcp.json')
+    .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
+    .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
+    .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
+    .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; tags?: string; framework?: string }) => {
+      const api = await prepareReporting(options.openapiUrl, io);
+      const project = generateProject(api, {
+        serverName: options.serverName, outputDir: options.outputDir, tags: splitTags(options.tags ?? ''),
+        ...(options.framework !== undefined && { framework: options.framework }),
+      });
+      await writeFiles(options.outputDir, project.files, true);
+      io.out(initSummary(options.serverName, resolve(options.outputDir), project.operations.length, api));
+    });
+
+  return program;
+}
+
+async function prepareReporting(input: string, io: Io): Promise<PreparedApi> {
+  const api = await prepare(input);
+  for (const warning of api.warnings) io.err(formatWarning(warning));
+  return api;
+}
+
+function formatWarning(warning: Diagnostic): string {
+  return `warning: ${warning.location}: ${warning.message}\n`;
+}
+
+function initSummary(serverName: string, directory: string, toolCount: number, api: PreparedApi): string {
+  const key = serverKey(serverName);
+  const env = environmentVariables(serverName);
+  const entry = JSON.stringify({ mcpServers: { [key]: { command: 'dotnet', args: ['run', '--project', directory] } } }, null, 2);
+  return [
+    `Created ${projectName(serverName)} (${toolCount} tools for ${api.model.title}) in ${directory}`,
+    `Build it: dotnet build ${JSON.stringify(directory)}`,
+    `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
+    '',
+    `MCP client entry (also in ${directory}/mcp.json):`,
+    entry,
+    '',
+    `Claude Desktop: add the entry to claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\) and restart.`,
+    `Claude Code:    claude mcp add ${key} -- dotnet run --project ${JSON.stringify(directory)}`,
+    `VS Code:        add it to .vscode/mcp.json under "servers" (same command and args).`,
+    `Cursor:         add the entry to ~/.cursor/mcp.json (or .cursor/mcp.json in a project).`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import type { ApiModel, Operation, ResponseKind, TypeRef } from '../model/types.js';
+import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../names/plan.js';
+import { banner } from './banner.js';
+import { valueDescription } from './describe.js';
+import { methodParameters } from './signature.js';
+import { csharpType } from './types.js';
+import { CSharpWriter, docLines, stringLiteral } from './writer.js';
+import { bareName } from '../names/identifiers.js';
+
+export interface GeneratedFile {
+  /** Path relative to the output directory, with `/` separators. */
+  readonly path: string;
+  readonly content: string;
+}
+
+const RUNTIME_TEMPLATE = new URL('../../../src/emit/csharp/ApiRuntime.cs', import.meta.url);
+
+/** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
+export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
+  const source = `${model.title} ${model.version}`.trim();
+  return [
+    { path: `${FIXED_NAMES.clientClass}.g.cs`, content: emitClientClass(model, plan, namespace, source) },
+    { path: 'ApiRuntime.g.cs', content: banner(source) + readFileSync(RUNTIME_TEMPLATE, 'utf8').replace('__NAMESPACE__', namespace) },
+    { path: 'Models.g.cs', content: emitModels(model, plan, namespace, source) },
+  ];
+}
+
+function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
+  const w = new CSharpWriter();
+  w.line(banner(source).trimEnd()).line('#nullable enable').line();
+  for (const using of ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
+  w.line().line(`namespace ${namespace};`);
+  for (const type of model.types.values()) {
+    const names = plan.types.get(type.id);
+    if (!names) continue;
+    w.line().doc('summary', type.description);
+    w.open(`public sealed partial record ${names.name}`);
+    type.properties.forEach((property, index) => {
+      if (index > 0) w.line();
+      const description = valueDescription(property.facts);
+      w.doc('summary', description);
+      if (description) w.line(`[Description(${stringLiteral(description)})]`);
+      w.line(`[JsonPropertyName(${stringLiteral(property.jsonName)})]`);
+      const required = property.required ? 'required ' : '';
+      w.line(`public ${required}${csharpType(property.type, plan, !property.required)} ${names.properties[index]} { get; init; }`);
+    });
+    w.close();
+  }
+  return w.toString();
+}
+
+function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
+  const w = new CSharpWriter();
+  w.line(banner(source).trimEnd()).line('#nullable enable').line();
+  for (const using of ['System', 'System.Collections.Generic', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks']) w.line(`using ${using};`);
+  w.line().line(`namespace ${namespace};`).line();
+  w.doc('summary', `${model.title}: one extension method of HttpClient per operation. The HttpClient's BaseAddress is the API's base URL.`);
+  w.open(`public static partial class ${FIXED_NAMES.clientClass}`);
+  w.doc('summary', model.serverUrl ? 'The first server URL of the OpenAPI document.' : 'The OpenAPI document names no server: configure the base URL.');
+  w.line(`public const string DefaultBaseUrl = ${stringLiteral(model.serverUrl ?? '')};`);
+  for (const op of model.operations) emitOperation(w, op, plan);
+  w.close();
+  return w.toString();
+}
+
+export function resultType(op: Operation, plan: NamePlan): string {
+  if (op.success.kind === 'none' || !op.success.type) return 'JsonElement?';
+  return csharpType(nonNullable(op.success.type), plan);
+}
+
+const nonNullable = (type: TypeRef): TypeRef => (type.nullable ? { ...type, nullable: false } : type);
+
+const RESPONSE_KINDS: Record<ResponseKind, string> = { json: 'Json', text: 'Text', binary: 'Binary', none: 'None' };
+
+function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
+  const names = plan.operations.get(op.id);
+  if (!names) return;
+  const parameters = methodParameters(op, names, plan);
+  const declared = [`this HttpClient ${HTTP_CLIENT_PARAMETER}`, ...parameters.map((p) => `${p.type} ${p.name}${p.optional ? ' = null' : ''}`), `CancellationToken ${CANCELLATION_PARAMETER} = default`];
+  const result = resultType(op, plan);
+  w.line().doc('summary', op.summary ?? op.description ?? `${op.method.toUpperCase()} ${op.path}`);
+  w.doc('remarks', `${op.method.toUpperCase()} ${op.path}`);
+  for (const p of parameters) if (p.description) w.line(`/// <param name="${bareName(p.name)}">${docLines(p.description).join(' ')}</param>`);
+  if (op.deprecated) w.line('[Obsolete("Deprecated by the API.")]');
+  w.line(`public static Task<${FIXED_NAMES.result}<${result}>> ${names.clientMethod}(${declared.join(', ')})`);
+  w.line(`    => new ${FIXED_NAMES.request}(HttpMethod.${httpMethod(op.method)}, ${stringLiteral(names.subject)})`);
+  const chain: string[] = [];
+  for (const piece of pathPieces(op.path)) {
+    if (piece.kind === 'literal') chain.push(`.Path(${stringLiteral(piece.text)})`);
+    else {
+      const index = op.parameters.findIndex((p) => p.location === 'path' && p.name === piece.name);
+      const name = names.parameters[index];
+      chain.push(name ? `.PathValue(${stringLiteral(piece.name)}, ${name})` : `.Path(${stringLiteral(encodeURIComponent(`{${piece.name}}`))})`);
+    }
+  }
+  op.parameters.forEach((parameter, index) => {
+    const name = names.parameters[index];
+    if (!name) return;
+    if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${name}${parameter.explode ? '' : ', explode: false'})`);
+    if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${name})`);
+    if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
+  });
+  if (op.body) {
+    const media = stringLiteral(op.body.mediaType);
+    const call = { json: `.JsonBody(body, ${media})`, form: '.FormBody(body)', multipart: '.MultipartBody(body)', text: `.TextBody(body, ${media})`, binary: `.BinaryBody(body, ${media})` }[op.body.kind];
+    chain.push(call);
+  }
+  chain.push(`.SendAsync<${result}>(${HTTP_CLIENT_PARAMETER}, ${FIXED_NAMES.responseKind}.${RESPONSE_KINDS[op.success.kind]}, ${CANCELLATION_PARAMETER});`);
+  for (const link of chain) w.line(`        ${link}`);
+}
+
+function httpMethod(method: Operation['method']): string {
+  return method[0]?.toUpperCase() + method.slice(1);
+}
+
+type PathPiece = { kind: 'literal'; text: string } | { kind: 'param'; name: string };
+
+/** The path without its leading `/`, split into escaped literal text and parameters. */
+export function pathPieces(path: string): PathPiece[] {
+  const pieces: PathPiece[] = [];
+  const trimmed = path.replace(/^\/+/, '');
+  let last = 0;
+  for (const match of trimmed.matchAll(/\{([^}]*)\}/g)) {
+    if (match.index > last) pieces.push({ kind: 'literal', text: escapeLiteral(trimmed.slice(last, match.index)) });
+    pieces.push({ kind: 'param', name: match[1] ?? '' });
+    last = match.index + match[0].length;
+  }
+  if (last < trimmed.length) pieces.push({ kind: 'literal', text: escapeLiteral(trimmed.slice(last)) });
+  return pieces;
+}
+
+function escapeLiteral(text: string): string {
+  return encodeURI(text).replace(/[?#]/g, (c) => encodeURIComponent(c)).replace(/%25([0-9A-Fa-f]{2})/g, '%$1');
+}

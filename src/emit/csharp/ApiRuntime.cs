@@ -1,0 +1,544 @@
+#nullable enable
+
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace __NAMESPACE__;
+
+/// <summary>The outcome of an API call: the value on success, an <see cref="ApiError"/> otherwise.</summary>
+public sealed class ApiResult<T>
+{
+    private ApiResult(bool isSuccess, int statusCode, T? value, ApiError? error)
+    {
+        IsSuccess = isSuccess;
+        StatusCode = statusCode;
+        Value = value;
+        Error = error;
+    }
+
+    /// <summary>True when the API answered with a 2xx status.</summary>
+    public bool IsSuccess { get; }
+
+    /// <summary>The HTTP status of the response; 0 when no response arrived.</summary>
+    public int StatusCode { get; }
+
+    /// <summary>The response body on success; null when the response had none.</summary>
+    public T? Value { get; }
+
+    /// <summary>Why the call failed; null on success.</summary>
+    public ApiError? Error { get; }
+
+    public static ApiResult<T> Success(int statusCode, T? value) => new(true, statusCode, value, null);
+
+    public static ApiResult<T> Failure(ApiError error) => new(false, error.StatusCode ?? 0, default, error);
+}
+
+/// <summary>Why an API call failed.</summary>
+/// <param name="StatusCode">The HTTP status, or null when no response arrived.</param>
+/// <param name="Message">A human-readable message, taken from the error body where it has one.</param>
+/// <param name="Body">The error body as received (cut to 64 KB), if any.</param>
+public sealed record ApiError(int? StatusCode, string Message, string? Body)
+{
+    /// <summary>The message followed by <c>(HTTP status)</c> when there was a response.</summary>
+    public override string ToString() => StatusCode is int status ? $"{Message} (HTTP {status})" : Message;
+}
+
+/// <summary>How a response body is read.</summary>
+public enum ApiResponseKind
+{
+    /// <summary>No body is expected.</summary>
+    None,
+    /// <summary>A JSON body, deserialized into the result type.</summary>
+    Json,
+    /// <summary>A text body, returned as a string.</summary>
+    Text,
+    /// <summary>Any other body, returned as bytes.</summary>
+    Binary,
+}
+
+/// <summary>JSON settings shared by the client and the tools.</summary>
+public static class ApiJson
+{
+    /// <summary>
+    /// Web defaults, nulls left out when writing, and lenient reading: a response that omits a
+    /// required property still reads.
+    /// </summary>
+    public static JsonSerializerOptions Options { get; } = CreateOptions();
+
+    private static JsonSerializerOptions CreateOptions()
+    {
+        var options = new JsonSerializerOptions(JsonSerializerDefaults.Web)
+        {
+            DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+            TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties } },
+        };
+        options.MakeReadOnly();
+        return options;
+    }
+
+    private static void AllowMissingProperties(JsonTypeInfo typeInfo)
+    {
+        foreach (var property in typeInfo.Properties)
+        {
+            property.IsRequired = false;
+        }
+    }
+}
+
+/// <summary>One HTTP request to the API, built by the generated client methods.</summary>
+public sealed class ApiRequest
+{
+    private const int MaxErrorBodyChars = 64 * 1024;
+    private readonly StringBuilder path = new();
+    private readonly List<string> query = new();
+    private readonly List<KeyValuePair<string, string>> headers = new();
+    private readonly List<string> cookies = new();
+    private HttpContent? content;
+    private string? problem;
+
+    /// <param name="method">The HTTP method.</param>
+    /// <param name="subject">What the operation acts on, for messages (e.g. "pet").</param>
+    public ApiRequest(HttpMethod method, string subject)
+    {
+        Method = method;
+        Subject = subject;
+    }
+
+    public HttpMethod Method { get; }
+
+    public string Subject { get; }
+
+    /// <summary>The request as a person reads it: <c>GET /pets/42</c>.</summary>
+    public string Display => $"{Method.Method} /{path}";
+
+    /// <summary>Appends literal path text (already escaped).</summary>
+    public ApiRequest Path(string literal)
+    {
+        path.Append(literal);
+        return this;
+    }
+
+    /// <summary>Appends one path parameter value, escaped so that it stays one path segment.</summary>
+    public ApiRequest PathValue(string name, object? value)
+    {
+        var text = Format(value);
+        if (string.IsNullOrEmpty(text))
+        {
+            problem ??= $"the path parameter '{name}' needs a value";
+            text = string.Empty;
+        }
+        var escaped = Uri.EscapeDataString(text);
+        path.Append(escaped == "." || escaped == ".." ? escaped.Replace(".", "%2E") : escaped);
+        return this;
+    }
+
+    /// <summary>Adds a query parameter; arrays repeat the name (<paramref name="explode"/>) or join with commas.</summary>
+    public ApiRequest Query(string name, object? value, bool explode = true)
+    {
+        if (value is null)
+        {
+            return this;
+        }
+        if (value is IEnumerable items && value is not string && value is not byte[])
+        {
+            if (!explode)
+            {
+                query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Join(items)));
+                return this;
+            }
+            foreach (var item in items)
+            {
+                query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Format(item) ?? string.Empty));
+            }
+            return this;
+        }
+        query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Format(value) ?? string.Empty));
+        return this;
+    }
+
+    /// <summary>Adds a header; a value with a line break is refused and the request is not sent.</summary>
+    public ApiRequest Header(string name, object? value)
+    {
+        var text = value is IEnumerable items && value is not string && value is not byte[] ? Join(items) : Format(value);
+        if (text is null)
+        {
+            return this;
+        }
+        if (text.AsSpan().IndexOfAny('\r', '\n') >= 0 || text.Contains('\0'))
+        {
+            problem ??= $"the header '{name}' must not contain line breaks";
+            return this;
+        }
+        headers.Add(new KeyValuePair<string, string>(name, text));
+        return this;
+    }
+
+    /// <summary>Adds a cookie.</summary>
+    public ApiRequest Cookie(string name, object? value)
+    {
+        var text = Format(value);
+        if (text is not null)
+        {
+            cookies.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(text));
+        }
+        return this;
+    }
+
+    /// <summary>Sends the body as JSON.</summary>
+    public ApiRequest JsonBody<TBody>(TBody body, string mediaType = "application/json")
+    {
+        if (body is not null)
+        {
+            var json = JsonSerializer.Serialize(body, ApiJson.Options);
+            content = new StringContent(json, Encoding.UTF8, MediaTypeOrJson(mediaType));
+        }
+        return this;
+    }
+
+    /// <summary>Sends the top-level properties of the body as <c>application/x-www-form-urlencoded</c>.</summary>
+    public ApiRequest FormBody<TBody>(TBody body)
+    {
+        if (body is not null)
+        {
+            content = new FormUrlEncodedContent(Fields(body));
+        }
+        return this;
+    }
+
+    /// <summary>Sends the top-level properties of the body as <c>multipart/form-data</c> parts.</summary>
+    public ApiRequest MultipartBody<TBody>(TBody body)
+    {
+        if (body is not null)
+        {
+            var multipart = new MultipartFormDataContent();
+            foreach (var field in Fields(body))
+            {
+                multipart.Add(new StringContent(field.Value, Encoding.UTF8), field.Key);
+            }
+            content = multipart;
+        }
+        return this;
+    }
+
+    /// <summary>Sends a text body.</summary>
+    public ApiRequest TextBody(string? body, string mediaType)
+    {
+        if (body is not null)
+        {
+            content = new StringContent(body, Encoding.UTF8, mediaType);
+        }
+        return this;
+    }
+
+    /// <summary>Sends raw bytes.</summary>
+    public ApiRequest BinaryBody(byte[]? body, string mediaType)
+    {
+        if (body is not null)
+        {
+            var bytes = new ByteArrayContent(body);
+            bytes.Headers.ContentType = MediaTypeHeaderValue.TryParse(mediaType, out var type) ? type : new MediaTypeHeaderValue("application/octet-stream");
+            content = bytes;
+        }
+        return this;
+    }
+
+    /// <summary>Sends the request and reads the response. Failures become an <see cref="ApiError"/>; only cancellation throws.</summary>
+    public async Task<ApiResult<T>> SendAsync<T>(HttpClient httpClient, ApiResponseKind responseKind, CancellationToken cancellationToken)
+    {
+        if (problem is not null)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} was not sent: {problem}", null));
+        }
+        if (httpClient.BaseAddress is null)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} was not sent: no base URL is configured for the API", null));
+        }
+        var target = "./" + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty);
+        using var message = new HttpRequestMessage(Method, new Uri(target, UriKind.Relative)) { Content = content };
+        foreach (var header in headers)
+        {
+            if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
+            {
+                message.Content?.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
+        if (cookies.Count > 0)
+        {
+            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
+        }
+        try
+        {
+            using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+            var status = (int)response.StatusCode;
+            if (!response.IsSuccessStatusCode)
+            {
+                var errorBody = await ReadTextAsync(response, MaxErrorBodyChars, cancellationToken).ConfigureAwait(false);
+                return ApiResult<T>.Failure(new ApiError(status, ApiErrorMessages.Describe(this, response, errorBody), errorBody));
+            }
+            return await ReadSuccessAsync<T>(response, responseKind, cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            throw;
+        }
+        catch (OperationCanceledException)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} timed out after {httpClient.Timeout.TotalSeconds.ToString("0.#", CultureInfo.InvariantCulture)} s", null));
+        }
+        catch (HttpRequestException exception)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} could not reach the API at {httpClient.BaseAddress}: {ApiErrorMessages.Reason(exception)}", null));
+        }
+    }
+
+    private async Task<ApiResult<T>> ReadSuccessAsync<T>(HttpResponseMessage response, ApiResponseKind responseKind, CancellationToken cancellationToken)
+    {
+        var status = (int)response.StatusCode;
+        switch (responseKind)
+        {
+            case ApiResponseKind.Binary:
+                var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken).ConfigureAwait(false);
+                return ApiResult<T>.Success(status, bytes is T value ? value : default);
+            case ApiResponseKind.Text:
+                var text = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
+                return ApiResult<T>.Success(status, text is T textValue ? textValue : default);
+        }
+        var json = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
+        if (string.IsNullOrWhiteSpace(json))
+        {
+            return ApiResult<T>.Success(status, default);
+        }
+        try
+        {
+            return ApiResult<T>.Success(status, JsonSerializer.Deserialize<T>(json, ApiJson.Options));
+        }
+        catch (JsonException exception)
+        {
+            var expected = responseKind == ApiResponseKind.None ? "JSON" : $"JSON for {typeof(T).Name}";
+            return ApiResult<T>.Failure(new ApiError(status, $"The response to {Display} is not valid {expected}: {exception.Message}", Cut(json, MaxErrorBodyChars)));
+        }
+    }
+
+    private static async Task<string> ReadTextAsync(HttpResponseMessage response, int maxChars, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return Cut(await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false), maxChars);
+        }
+        catch (HttpRequestException)
+        {
+            return string.Empty;
+        }
+    }
+
+    private static string Cut(string text, int maxChars) => text.Length <= maxChars ? text : text[..maxChars];
+
+    private static string MediaTypeOrJson(string mediaType) =>
+        MediaTypeHeaderValue.TryParse(mediaType, out var parsed) && parsed.MediaType is { } type && !type.Contains('*') ? type : "application/json";
+
+    private static IEnumerable<KeyValuePair<string, string>> Fields<TBody>(TBody body)
+    {
+        var element = JsonSerializer.SerializeToElement(body, ApiJson.Options);
+        if (element.ValueKind != JsonValueKind.Object)
+        {
+            yield break;
+        }
+        foreach (var property in element.EnumerateObject())
+        {
+            if (property.Value.ValueKind == JsonValueKind.Null)
+            {
+                continue;
+            }
+            if (property.Value.ValueKind == JsonValueKind.Array)
+            {
+                foreach (var item in property.Value.EnumerateArray())
+                {
+                    yield return new KeyValuePair<string, string>(property.Name, Format(item) ?? string.Empty);
+                }
+                continue;
+            }
+            yield return new KeyValuePair<string, string>(property.Name, Format(property.Value) ?? string.Empty);
+        }
+    }
+
+    private static string Join(IEnumerable items)
+    {
+        var parts = new List<string>();
+        foreach (var item in items)
+        {
+            parts.Add(Format(item) ?? string.Empty);
+        }
+        return string.Join(",", parts);
+    }
+
+    /// <summary>Formats a value the way URLs and headers expect it: invariant culture, ISO 8601 dates.</summary>
+    public static string? Format(object? value) => value switch
+    {
+        null => null,
+        string text => text,
+        bool flag => flag ? "true" : "false",
+        DateTimeOffset moment => moment.ToString("o", CultureInfo.InvariantCulture),
+        DateTime moment => moment.ToString("o", CultureInfo.InvariantCulture),
+        DateOnly day => day.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture),
+        byte[] bytes => Convert.ToBase64String(bytes),
+        JsonElement { ValueKind: JsonValueKind.String } element => element.GetString(),
+        JsonElement { ValueKind: JsonValueKind.Null or JsonValueKind.Undefined } => null,
+        JsonElement element => element.GetRawText(),
+        IFormattable formattable => formattable.ToString(null, CultureInfo.InvariantCulture),
+        _ => JsonSerializer.Serialize(value, value.GetType(), ApiJson.Options),
+    };
+}
+
+/// <summary>Turns failed responses into messages a person (or an AI) can act on.</summary>
+public static class ApiErrorMessages
+{
+    private const int MaxMessageChars = 1000;
+
+    /// <summary>The message from the error body where it has one, otherwise what failed.</summary>
+    public static string Describe(ApiRequest request, HttpResponseMessage response, string body)
+    {
+        var status = (int)response.StatusCode;
+        var reason = string.IsNullOrWhiteSpace(response.ReasonPhrase) ? $"status {status}" : response.ReasonPhrase;
+        var fromBody = FromBody(body, response.Content.Headers.ContentType?.MediaType);
+        if (fromBody is not null && string.Equals(fromBody.Trim().TrimEnd('.'), reason, StringComparison.OrdinalIgnoreCase))
+        {
+            fromBody = null;
+        }
+        var message = fromBody ?? status switch
+        {
+            400 => $"{request.Display} was rejected as invalid",
+            401 => $"{request.Display} needs authentication",
+            403 => $"{request.Display} is not allowed",
+            404 => $"{Capitalize(request.Subject)} not found: {request.Display}",
+            409 => $"{request.Display} conflicts with the current state of the {request.Subject}",
+            429 => $"Too many requests: {request.Display}",
+            >= 500 => $"The API failed on {request.Display}: {reason}",
+            _ => $"{request.Display} failed: {reason}",
+        };
+        var retryAfter = RetryAfterSeconds(response);
+        if (retryAfter is double seconds)
+        {
+            message += $"; retry after {seconds.ToString("0", CultureInfo.InvariantCulture)} seconds";
+        }
+        return message;
+    }
+
+    /// <summary>Why no response arrived, without the stack of wrapped exceptions.</summary>
+    public static string Reason(Exception exception)
+    {
+        var inner = exception;
+        while (inner.InnerException is not null)
+        {
+            inner = inner.InnerException;
+        }
+        return inner.Message;
+    }
+
+    /// <summary>problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c> field; short plain text.</summary>
+    public static string? FromBody(string body, string? mediaType)
+    {
+        var trimmed = body.Trim();
+        if (trimmed.Length == 0)
+        {
+            return null;
+        }
+        if (trimmed[0] is '{' or '[')
+        {
+            try
+            {
+                using var document = JsonDocument.Parse(trimmed);
+                return Limit(FromJson(document.RootElement));
+            }
+            catch (JsonException)
+            {
+                return null;
+            }
+        }
+        var isText = mediaType is null || mediaType.StartsWith("text/plain", StringComparison.OrdinalIgnoreCase);
+        return isText && trimmed[0] != '<' ? Limit(trimmed) : null;
+    }
+
+    private static string? FromJson(JsonElement element)
+    {
+        if (element.ValueKind == JsonValueKind.String)
+        {
+            return NonEmpty(element.GetString());
+        }
+        if (element.ValueKind == JsonValueKind.Array)
+        {
+            var parts = new List<string>();
+            foreach (var item in element.EnumerateArray())
+            {
+                if (FromJson(item) is string part)
+                {
+                    parts.Add(part);
+                }
+            }
+            return parts.Count > 0 ? string.Join("; ", parts) : null;
+        }
+        if (element.ValueKind != JsonValueKind.Object)
+        {
+            return null;
+        }
+        var title = Text(element, "title");
+        var detail = Text(element, "detail");
+        if (detail is not null)
+        {
+            return title is not null && !detail.Contains(title, StringComparison.OrdinalIgnoreCase) ? $"{title}: {detail}" : detail;
+        }
+        foreach (var name in new[] { "message", "error_description", "errorMessage", "error", "msg", "description", "errors" })
+        {
+            if (Property(element, name) is JsonElement value && FromJson(value) is string found)
+            {
+                return found;
+            }
+        }
+        return title;
+    }
+
+    private static JsonElement? Property(JsonElement element, string name)
+    {
+        foreach (var property in element.EnumerateObject())
+        {
+            if (string.Equals(property.Name, name, StringComparison.OrdinalIgnoreCase))
+            {
+                return property.Value;
+            }
+        }
+        return null;
+    }
+
+    private static string? Text(JsonElement element, string name) =>
+        Property(element, name) is { ValueKind: JsonValueKind.String } value ? NonEmpty(value.GetString()) : null;
+
+    private static string? NonEmpty(string? text) => string.IsNullOrWhiteSpace(text) ? null : text.Trim();
+
+    private static string? Limit(string? text) =>
+        text is null ? null : text.Length <= MaxMessageChars ? text : text[..MaxMessageChars] + "…";
+
+    private static string Capitalize(string text) => text.Length == 0 ? "Resource" : char.ToUpperInvariant(text[0]) + text[1..];
+
+    private static double? RetryAfterSeconds(HttpResponseMessage response)
+    {
+        var retryAfter = response.Headers.RetryAfter;
+        if (retryAfter?.Delta is TimeSpan delta)
+        {
+            return Math.Max(0, delta.TotalSeconds);
+        }
+        if (retryAfter?.Date is DateTimeOffset date)
+        {
+            return Math.Max(0, Math.Ceiling((date - DateTimeOffset.UtcNow).TotalSeconds));
+        }
+        return null;
+    }
+}

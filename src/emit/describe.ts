@@ -1,0 +1,47 @@
+import type { Operation, SchemaFacts } from '../model/types.js';
+
+/** Longest tool description; longer ones are cut at a word boundary outside code spans. */
+export const MAX_TOOL_DESCRIPTION = 1024;
+const MAX_ENUM_VALUES = 50;
+
+/** A parameter or property description: the spec's text, allowed values, default. */
+export function valueDescription(facts: SchemaFacts, fallback?: string): string | undefined {
+  const parts: string[] = [];
+  const text = (facts.description ?? fallback)?.trim();
+  if (text) parts.push(/[.!?:]$/.test(text) ? text : text + '.');
+  if (facts.enumValues && facts.enumValues.length > 0) {
+    const shown = facts.enumValues.slice(0, MAX_ENUM_VALUES).map(showValue);
+    const more = facts.enumValues.length > MAX_ENUM_VALUES ? `, … (${facts.enumValues.length} in all)` : '';
+    parts.push(`Allowed values: ${shown.join(', ')}${more}.`);
+  }
+  if (facts.defaultValue !== undefined) parts.push(`Default: ${showValue(facts.defaultValue)}.`);
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+function showValue(value: unknown): string {
+  if (typeof value === 'string') return /^[\w.+-]+$/.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** The tool description: the summary, plus the description where it adds to it, trimmed. */
+export function toolDescription(op: Operation): string {
+  const summary = op.summary?.trim();
+  const description = op.description?.trim();
+  let text = summary ?? description ?? `${op.method.toUpperCase()} ${op.path}`;
+  if (summary && description && !sameText(summary, description) && !description.startsWith(summary)) text = `${summary}\n\n${description}`;
+  else if (summary && description && description.startsWith(summary)) text = description;
+  if (op.deprecated) text = `Deprecated. ${text}`;
+  return trimDescription(text, MAX_TOOL_DESCRIPTION);
+}
+
+const sameText = (a: string, b: string): boolean => a.replace(/[\s.]+$/, '').toLowerCase() === b.replace(/[\s.]+$/, '').toLowerCase();
+
+/** Cuts text to `max` characters without splitting a word or a `code span`, ending with an ellipsis. */
+export function trimDescription(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  const space = cut.search(/\s\S*$/);
+  if (space > max / 2) cut = cut.slice(0, space);
+  if ((cut.match(/`/g) ?? []).length % 2 === 1) cut = cut.slice(0, cut.lastIndexOf('`'));
+  return cut.trimEnd() + '…';
+}

@@ -1,0 +1,43 @@
+import type { OperationNames, NamePlan } from '../names/plan.js';
+import { BODY_PARAMETER } from '../names/plan.js';
+import type { Operation, Parameter, RequestBody } from '../model/types.js';
+import { csharpType } from './types.js';
+import { valueDescription } from './describe.js';
+
+/** One C# parameter of a generated client or tool method. */
+export interface MethodParameter {
+  readonly name: string;
+  readonly type: string;
+  /** Has a `= null` default (and so is optional in the tool's input schema). */
+  readonly optional: boolean;
+  readonly description: string;
+  readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody };
+}
+
+const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie: 'Cookie' } as const;
+
+/**
+ * The operation's parameters in the order both the client and the tool methods declare them:
+ * required ones (path first), the body when required, then the optional ones.
+ */
+export function methodParameters(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
+  const list: MethodParameter[] = op.parameters.map((parameter, index) => ({
+    name: names.parameters[index] ?? `p${index}`,
+    type: csharpType(parameter.type, plan, !parameter.required),
+    optional: !parameter.required,
+    description: valueDescription(parameter.facts, `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`) ?? '',
+    source: { kind: 'parameter', parameter },
+  }));
+  if (op.body) {
+    const body = op.body;
+    list.push({
+      name: BODY_PARAMETER,
+      type: body.kind === 'text' ? (body.required ? 'string' : 'string?') : body.kind === 'binary' ? (body.required ? 'byte[]' : 'byte[]?') : csharpType(body.type, plan, !body.required),
+      optional: !body.required,
+      description: body.description?.trim() || (body.kind === 'binary' ? `Request body (${body.mediaType}), base64-encoded.` : `Request body (${body.mediaType}).`),
+      source: { kind: 'body', body },
+    });
+  }
+  const rank = (p: MethodParameter): number => (p.optional ? 2 : p.source.kind === 'parameter' && p.source.parameter.location === 'path' ? 0 : 1);
+  return list.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map(({ p }) => p);
+}

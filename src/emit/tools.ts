@@ -1,0 +1,86 @@
+import type { ApiModel, HttpMethod, Operation } from '../model/types.js';
+import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePlan } from '../names/plan.js';
+import { banner } from './banner.js';
+import { toolDescription } from './describe.js';
+import { methodParameters } from './signature.js';
+import { CSharpWriter, stringLiteral } from './writer.js';
+
+/** Largest binary response returned inline (base64) by a tool. */
+const MAX_INLINE_BINARY_BYTES = 64 * 1024;
+
+/** MCP tool annotations by HTTP method. */
+function annotations(method: HttpMethod): string {
+  switch (method) {
+    case 'get': case 'head': case 'options': case 'trace': return 'ReadOnly = true, Destructive = false, Idempotent = true';
+    case 'delete': return 'ReadOnly = false, Destructive = true, Idempotent = true';
+    case 'put': return 'ReadOnly = false, Destructive = false, Idempotent = true';
+    case 'post': case 'patch': return 'ReadOnly = false, Destructive = false, Idempotent = false';
+  }
+}
+
+/** `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5). */
+export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string): string {
+  const w = new CSharpWriter();
+  w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable').line();
+  const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
+  if (clientNamespace !== namespace) usings.push(clientNamespace);
+  for (const using of usings) w.line(`using ${using};`);
+  w.line().line(`namespace ${namespace};`).line();
+  w.doc('summary', `MCP tools for ${model.title}. Each returns the JSON of the API's answer, or "Error: …" when the call fails.`);
+  w.line('[McpServerToolType]');
+  w.open(`public static partial class ${FIXED_NAMES.tools}`);
+  operations.forEach((op, index) => {
+    if (index > 0) w.line();
+    emitTool(w, op, plan);
+  });
+  if (operations.length > 0) w.line();
+  emitRunAsync(w);
+  w.close();
+  return w.toString();
+}
+
+function emitTool(w: CSharpWriter, op: Operation, plan: NamePlan): void {
+  const names = plan.operations.get(op.id);
+  if (!names) return;
+  const parameters = methodParameters(op, names, plan);
+  const anyOptional = parameters.some((p) => p.optional);
+  w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op.method)})]`);
+  w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
+  w.line(`public static async Task<string> ${names.toolMethod}(`);
+  const declared = [
+    ...parameters.map((p) => `[Description(${stringLiteral(p.description)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
+    `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,
+    `CancellationToken ${CANCELLATION_PARAMETER} = default`,
+  ];
+  declared.forEach((d, i) => w.line(`    ${d}${i < declared.length - 1 ? ',' : ')'}`));
+  const args = [HTTP_CLIENT_PARAMETER, ...parameters.map((p) => p.name), CANCELLATION_PARAMETER].join(', ');
+  w.line(`    => await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})).ConfigureAwait(false);`);
+}
+
+function emitRunAsync(w: CSharpWriter): void {
+  w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer. Only cancellation escapes.');
+  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call)`);
+  w.line(`${FIXED_NAMES.result}<T> result;`);
+  w.open('try');
+  w.line('result = await call().ConfigureAwait(false);');
+  w.close();
+  w.open('catch (OperationCanceledException)');
+  w.line('throw;');
+  w.close();
+  w.open('catch (Exception exception)');
+  w.line('return "Error: " + exception.Message;');
+  w.close();
+  w.line();
+  w.open('if (!result.IsSuccess)');
+  w.line('return "Error: " + result.Error;');
+  w.close();
+  w.line();
+  w.line('return result.Value switch');
+  w.line('{');
+  w.line('    null => JsonSerializer.Serialize(new { status = result.StatusCode }),');
+  w.line(`    byte[] { Length: <= ${MAX_INLINE_BINARY_BYTES} } bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, base64 = Convert.ToBase64String(bytes) }),`);
+  w.line('    byte[] bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, note = "binary content too large to return" }),');
+  w.line(`    var value => JsonSerializer.Serialize(value, ${FIXED_NAMES.json}.Options),`);
+  w.line('};');
+  w.close();
+}

@@ -1,0 +1,85 @@
+/** Builds C# source text: indentation, LF newlines, and escaping of everything that comes from the spec. */
+export class CSharpWriter {
+  private readonly lines: string[] = [];
+  private depth = 0;
+
+  line(text = ''): this {
+    this.lines.push(text === '' ? '' : '    '.repeat(this.depth) + text);
+    return this;
+  }
+
+  /** Writes `header`, an opening brace, and indents. */
+  open(header: string): this {
+    this.line(header).line('{');
+    this.depth++;
+    return this;
+  }
+
+  close(suffix = ''): this {
+    this.depth--;
+    return this.line('}' + suffix);
+  }
+
+  /** `/// <tag>text</tag>`; nothing when the text is empty. */
+  doc(tag: 'summary' | 'remarks' | 'returns', text: string | undefined): this {
+    const lines = docLines(text);
+    if (lines.length === 0) return this;
+    if (lines.length === 1) return this.line(`/// <${tag}>${lines[0]}</${tag}>`);
+    this.line(`/// <${tag}>`);
+    for (const l of lines) this.line(`/// ${l}`);
+    return this.line(`/// </${tag}>`);
+  }
+
+  toString(): string {
+    return this.lines.join('\n') + '\n';
+  }
+}
+
+/** Characters that end a line in C# source. */
+const LINE_BREAKS = /\r\n|[\r\n\u2028\u2029\u0085]/;
+
+/** Lines of text safe inside an XML doc comment. */
+export function docLines(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const lines = text.split(LINE_BREAKS).map((l) => xmlEscape(l).trimEnd());
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Escapes text for XML; drops characters XML cannot hold. */
+export function xmlEscape(text: string): string {
+  return stripInvalid(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function stripInvalid(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');
+}
+
+/** A C# regular string literal, with every character that could end or break it escaped. */
+export function stringLiteral(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    switch (char) {
+      case '"': out += '\\"'; break;
+      case '\\': out += '\\\\'; break;
+      case '\n': out += '\\n'; break;
+      case '\r': out += '\\r'; break;
+      case '\t': out += '\\t'; break;
+      case '\0': out += '\\0'; break;
+      default:
+        if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff)) {
+          out += '\\u' + code.toString(16).padStart(4, '0');
+        } else {
+          out += char;
+        }
+    }
+  }
+  return out + '"';
+}
+
+/** One line of a `//` comment: line breaks become spaces. */
+export function commentText(text: string): string {
+  return stripInvalid(text).split(LINE_BREAKS).join(' ');
+}

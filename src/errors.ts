@@ -1,0 +1,40 @@
+/** What went wrong, which decides the process exit code (see README "Exit codes"). */
+export type ErrorKind = 'usage' | 'spec' | 'output';
+
+export const EXIT_CODES: Readonly<Record<ErrorKind | 'internal', number>> = {
+  internal: 1,
+  usage: 2,
+  spec: 3,
+  output: 4,
+};
+
+/**
+ * An error meant for the user: one line saying what is wrong and where.
+ * `location` is `file:line:column` or `file#/json/pointer`.
+ */
+export class GeneratorError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly detail: string,
+    readonly location?: string,
+  ) {
+    super(location ? `${location}: ${detail}` : detail);
+    this.name = 'GeneratorError';
+  }
+}
+
+/** Encodes one JSON pointer token (RFC 6901). */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Builds a JSON pointer from tokens. */
+export function pointer(...tokens: (string | number)[]): string {
+  return tokens.map((t) => '/' + pointerToken(t)).join('');
+}
+
+/** A warning about the spec: generation goes on. */
+export interface Diagnostic {
+  readonly location: string;
+  readonly message: string;
+}

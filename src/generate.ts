@@ -1,0 +1,121 @@
+import { resolve } from 'node:path';
+import { GeneratorError, type Diagnostic } from './errors.js';
+import { loadSpec, type LoadedSpec } from './load/document.js';
+import { buildModel } from './model/build.js';
+import type { ApiModel, Operation } from './model/types.js';
+import { planNames, type NamePlan } from './names/plan.js';
+import { identifier, isValidNamespace, words } from './names/identifiers.js';
+import { emitClient, type GeneratedFile } from './emit/client.js';
+import { emitTools } from './emit/tools.js';
+import { emitHost, emitMcpConfig } from './emit/host.js';
+import { detectFramework } from './dotnet.js';
+
+export type { GeneratedFile };
+
+/** A spec taken through load → model → names: what every emitter reads. */
+export interface PreparedApi {
+  readonly spec: LoadedSpec;
+  readonly model: ApiModel;
+  readonly plan: NamePlan;
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** Loads a spec (path or URL), builds the model and plans every name. */
+export async function prepare(input: string): Promise<PreparedApi> {
+  const spec = await loadSpec(input);
+  const { model, warnings } = buildModel(spec);
+  return { spec, model, plan: planNames(model), warnings };
+}
+
+/** The companion client: files relative to its output directory. */
+export function generateClient(api: PreparedApi, options: { namespace: string }): GeneratedFile[] {
+  checkNamespace(options.namespace, '--namespace');
+  return emitClient(api.model, api.plan, options.namespace);
+}
+
+export interface ToolsOptions {
+  readonly namespace: string;
+  readonly clientNamespace: string;
+  /** Keep only operations with one of these tags (case-insensitive); all operations when empty. */
+  readonly tags?: readonly string[];
+}
+
+/** The content of `McpTools.g.cs`. */
+export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[] } {
+  checkNamespace(options.namespace, '--namespace');
+  checkNamespace(options.clientNamespace, '--ext-namespace');
+  const operations = selectOperations(api.model, options.tags ?? []);
+  return { content: emitTools(api.model, api.plan, operations, options.namespace, options.clientNamespace), operations };
+}
+
+/** Operations carrying one of `tags` (trimmed, case-insensitive); every operation when `tags` is empty. */
+export function selectOperations(model: ApiModel, tags: readonly string[]): Operation[] {
+  const wanted = new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
+  if (wanted.size === 0) return [...model.operations];
+  const selected = model.operations.filter((op) => op.tags.some((t) => wanted.has(t.toLowerCase())));
+  if (selected.length === 0) {
+    const known = model.tags.length > 0 ? model.tags.join(', ') : 'none';
+    throw new GeneratorError('usage', `--tags ${[...wanted].join(',')} matches no operation; the spec's tags are: ${known}`);
+  }
+  return selected;
+}
+
+export interface HostProjectOptions {
+  readonly serverName: string;
+  readonly namespace: string;
+  readonly clientNamespace: string;
+  /** Target framework; detected from the installed .NET SDK when absent. */
+  readonly framework?: string;
+  readonly serverVersion?: string;
+}
+
+/** The hosting console project: `<Name>.csproj` and `Program.cs`. */
+export function generateHost(options: HostProjectOptions): GeneratedFile[] {
+  checkServerName(options.serverName);
+  checkNamespace(options.namespace, '--namespace');
+  checkNamespace(options.clientNamespace, '--ext-namespace');
+  const framework = options.framework ?? detectFramework();
+  if (!/^net\d+\.\d+$/.test(framework)) throw new GeneratorError('usage', `--framework ${JSON.stringify(framework)} is not a target framework such as net10.0`);
+  return emitHost({ ...options, framework, serverVersion: options.serverVersion ?? '1.0.0' }, projectName(options.serverName));
+}
+
+export interface ProjectOptions {
+  readonly serverName: string;
+  /** Directory of the project; written into `mcp.json` as an absolute path. */
+  readonly outputDir: string;
+  readonly tags?: readonly string[];
+  readonly framework?: string;
+}
+
+/** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
+export function generateProject(api: PreparedApi, options: ProjectOptions): { files: GeneratedFile[]; operations: readonly Operation[]; namespace: string } {
+  checkServerName(options.serverName);
+  const namespace = projectName(options.serverName);
+  const clientNamespace = `${namespace}.Client`;
+  const tools = generateTools(api, { namespace, clientNamespace, tags: options.tags ?? [] });
+  const host = generateHost({
+    serverName: options.serverName, namespace, clientNamespace, serverVersion: api.model.version,
+    ...(options.framework !== undefined && { framework: options.framework }),
+  });
+  const files = [
+    ...host,
+    { path: 'McpTools.g.cs', content: tools.content },
+    ...generateClient(api, { namespace: clientNamespace }).map((f) => ({ ...f, path: `Client/${f.path}` })),
+    { path: 'mcp.json', content: emitMcpConfig(options.serverName, resolve(options.outputDir)) },
+  ];
+  return { files, operations: tools.operations, namespace };
+}
+
+/** The C# project, assembly and namespace name for a server name: `petstore api` → `PetstoreApi`. */
+export function projectName(serverName: string): string {
+  return identifier(words(serverName), 'pascal', 'McpServer').replace(/^@/, '');
+}
+
+function checkServerName(serverName: string): void {
+  if (serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
+  if (/[\u0000-\u001f"\\]/.test(serverName)) throw new GeneratorError('usage', '--server-name must not contain quotes, backslashes or control characters');
+}
+
+function checkNamespace(namespace: string, option: string): void {
+  if (!isValidNamespace(namespace)) throw new GeneratorError('usage', `${option} ${JSON.stringify(namespace)} is not a valid C# namespace (dotted identifiers such as Petstore.Client)`);
+}

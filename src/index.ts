@@ -1,0 +1,13 @@
+/** Library API: load → model → names → emit. Files come back in memory; only the CLI writes them. */
+export { prepare, generateClient, generateTools, generateHost, generateProject, selectOperations, projectName } from './generate.js';
+export type { PreparedApi, ToolsOptions, HostProjectOptions, ProjectOptions, GeneratedFile } from './generate.js';
+export { GeneratorError, EXIT_CODES } from './errors.js';
+export type { Diagnostic, ErrorKind } from './errors.js';
+export { loadSpec } from './load/document.js';
+export { buildModel } from './model/build.js';
+export { planNames } from './names/plan.js';
+export type { NamePlan, OperationNames } from './names/plan.js';
+export type * from './model/types.js';
+export { environmentVariables, serverKey, PACKAGES } from './emit/host.js';
+export { writeFiles } from './write.js';
+export { runCli } from './cli.js';

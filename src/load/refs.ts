@@ -1,0 +1,59 @@
+import { GeneratorError } from '../errors.js';
+
+/** Resolves internal `$ref`s (`#/json/pointer`) lazily, keeping the pointer as the target's identity. */
+export class RefResolver {
+  constructor(
+    readonly root: unknown,
+    private readonly display: string,
+  ) {}
+
+  /** The value at a JSON pointer (`/a/b`), or undefined. */
+  at(pointer: string): unknown {
+    if (pointer === '') return this.root;
+    let node: unknown = this.root;
+    for (const raw of pointer.slice(1).split('/')) {
+      const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      if (node === null || typeof node !== 'object') return undefined;
+      node = Array.isArray(node) ? node[Number(token)] : (node as Record<string, unknown>)[token];
+      if (node === undefined) return undefined;
+    }
+    return node;
+  }
+
+  /**
+   * Follows `$ref` chains from `node` (found at `at`) to a value that is not a reference.
+   * Returns the value and its pointer. A dangling or cyclic reference is a spec error.
+   */
+  follow(node: unknown, at: string): { value: unknown; pointer: string } {
+    let current = node;
+    let currentPointer = at;
+    const seen = new Set<string>();
+    while (isRef(current)) {
+      const target = refPointer(current.$ref, `${this.display}#${currentPointer}`);
+      if (seen.has(target)) throw new GeneratorError('spec', `$ref cycle through ${JSON.stringify(current.$ref)}`, `${this.display}#${currentPointer}`);
+      seen.add(target);
+      const value = this.at(target);
+      if (value === undefined) throw new GeneratorError('spec', `$ref ${JSON.stringify(current.$ref)} points to nothing`, `${this.display}#${currentPointer}/$ref`);
+      current = value;
+      currentPointer = target;
+    }
+    return { value: current, pointer: currentPointer };
+  }
+}
+
+export function isRef(node: unknown): node is { $ref: string } & Record<string, unknown> {
+  return node !== null && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string';
+}
+
+/** The JSON pointer of an internal `$ref` (`#/components/schemas/Pet` → `/components/schemas/Pet`). */
+export function refPointer(ref: string, where: string): string {
+  if (!ref.startsWith('#')) throw new GeneratorError('spec', `unresolved external $ref ${JSON.stringify(ref)}`, where);
+  let fragment: string;
+  try {
+    fragment = decodeURIComponent(ref.slice(1));
+  } catch {
+    fragment = ref.slice(1);
+  }
+  if (fragment !== '' && !fragment.startsWith('/')) throw new GeneratorError('spec', `$ref ${JSON.stringify(ref)} is not a JSON pointer`, where);
+  return fragment;
+}

@@ -1,0 +1,217 @@
+import { pointer, pointerToken } from '../errors.js';
+import { isRef, type RefResolver } from '../load/refs.js';
+import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
+
+type Schema = Record<string, unknown>;
+
+const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
+
+/**
+ * Turns schemas into type references. Object schemas become {@link ObjectType}s keyed by their
+ * JSON pointer, so a component reached through any number of `$ref`s is one type, named after it.
+ */
+export class SchemaTypes {
+  readonly types = new Map<string, ObjectType>();
+
+  constructor(private readonly refs: RefResolver) {}
+
+  /** The type of the schema `node` found at pointer `at`; `origin` names it if it is an inline object. */
+  typeOf(node: unknown, at: string, origin: TypeOrigin): TypeRef {
+    if (isRef(node)) {
+      const { value, pointer: target } = this.refs.follow(node, at);
+      const match = COMPONENT_SCHEMA.exec(target);
+      const targetOrigin: TypeOrigin = match?.[1]
+        ? { kind: 'component', name: match[1].replace(/~1/g, '/').replace(/~0/g, '~') }
+        : origin;
+      const type = this.resolved(value, target, targetOrigin);
+      return node.nullable === true ? nullable(type) : type;
+    }
+    return this.resolved(node, at, origin);
+  }
+
+  /** Description, enum values, default and format of a schema; `$ref` siblings win over the target. */
+  facts(node: unknown, at: string): SchemaFacts {
+    if (!isObject(node)) return {};
+    const own = node;
+    const target = isRef(node) ? this.refs.follow(node, at).value : node;
+    const resolved = isObject(target) ? target : {};
+    const description = text(own.description) ?? text(resolved.description) ?? text(own.title) ?? text(resolved.title);
+    const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
+    const defaultValue = own.default ?? resolved.default;
+    const format = text(resolved.format);
+    return {
+      ...(description !== undefined && { description }),
+      ...(enumValues !== undefined && { enumValues }),
+      ...(defaultValue !== undefined && { defaultValue }),
+      ...(format !== undefined && { format }),
+    };
+  }
+
+  private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
+    if (!isObject(node)) return { kind: 'any', nullable: true };
+    const existing = this.types.get(at);
+    if (existing) return { kind: 'object', id: at, nullable: isNullable(node) };
+    const isNull = isNullable(node);
+    const types = declaredTypes(node);
+
+    if (Array.isArray(node.allOf) && node.allOf.length > 0) {
+      if (node.allOf.length === 1 && !hasOwnProperties(node)) {
+        const inner = this.typeOf(node.allOf[0], `${at}/allOf/0`, origin);
+        return isNull ? nullable(inner) : inner;
+      }
+      return this.declareObject(node, at, origin, isNull);
+    }
+    const union = (Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined) as unknown[] | undefined;
+    if (union && !hasOwnProperties(node)) {
+      const key = Array.isArray(node.oneOf) ? 'oneOf' : 'anyOf';
+      const variants = union.map((variant, index) => ({ variant, index })).filter(({ variant }) => !isNullSchema(variant));
+      const unionNullable = isNull || variants.length < union.length;
+      const only = variants[0];
+      if (variants.length === 1 && only) {
+        const inner = this.typeOf(only.variant, `${at}/${key}/${only.index}`, origin);
+        return unionNullable ? nullable(inner) : inner;
+      }
+      return { kind: 'any', nullable: true };
+    }
+
+    const type = types.length === 1 ? types[0] : types.length === 0 ? inferType(node) : undefined;
+    switch (type) {
+      case 'object':
+        if (!hasOwnProperties(node)) return this.mapOf(node, at, origin, isNull);
+        return this.declareObject(node, at, origin, isNull);
+      case 'array': {
+        const items = node.items;
+        const itemOrigin: TypeOrigin = origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin;
+        const itemType = items === undefined || Array.isArray(items) ? ({ kind: 'any', nullable: true } as const) : this.typeOf(items, `${at}/items`, itemOrigin);
+        return { kind: 'array', items: itemType, nullable: isNull };
+      }
+      case 'string': return primitive(stringType(text(node.format)), isNull);
+      case 'integer': return primitive(node.format === 'int32' ? 'int' : 'long', isNull);
+      case 'number': return primitive(numberType(text(node.format)), isNull);
+      case 'boolean': return primitive('bool', isNull);
+      default: return { kind: 'any', nullable: true };
+    }
+  }
+
+  private mapOf(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
+    const extra = node.additionalProperties;
+    const values: TypeRef = isObject(extra) && Object.keys(extra).length > 0
+      ? this.typeOf(extra, `${at}/additionalProperties`, origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin)
+      : { kind: 'any', nullable: true };
+    return { kind: 'map', values, nullable: isNull };
+  }
+
+  private declareObject(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
+    const properties: Property[] = [];
+    const description = text(node.description) ?? text(node.title);
+    const declared: ObjectType = { id: at, origin, properties, ...(description !== undefined && { description }) };
+    this.types.set(at, declared);
+    const required = new Set<string>();
+    const seen = new Map<string, number>();
+    this.collect(node, at, at, properties, required, seen, new Set());
+    for (let i = 0; i < properties.length; i++) {
+      const property = properties[i];
+      if (property && required.has(property.jsonName) && !property.required) properties[i] = { ...property, required: true };
+    }
+    return { kind: 'object', id: at, nullable: isNull };
+  }
+
+  /** Adds the properties of `node` and of its `allOf` parts (a later declaration of a name wins). */
+  private collect(node: Schema, at: string, owner: string, into: Property[], required: Set<string>, seen: Map<string, number>, visiting: Set<string>): void {
+    if (visiting.has(at)) return;
+    visiting.add(at);
+    if (Array.isArray(node.allOf)) {
+      node.allOf.forEach((part, index) => {
+        const { value, pointer: partAt } = isRef(part) ? this.refs.follow(part, `${at}/allOf/${index}`) : { value: part, pointer: `${at}/allOf/${index}` };
+        if (isObject(value)) this.collect(value, partAt, owner, into, required, seen, visiting);
+      });
+    }
+    if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') required.add(name);
+    const properties = isObject(node.properties) ? node.properties : {};
+    for (const [name, schema] of Object.entries(properties)) {
+      const propertyAt = `${at}/properties/${pointerToken(name)}`;
+      const property: Property = {
+        jsonName: name,
+        type: this.typeOf(schema, propertyAt, { kind: 'property', parent: owner, property: name }),
+        required: false,
+        facts: this.facts(schema, propertyAt),
+      };
+      const index = seen.get(name);
+      if (index === undefined) {
+        seen.set(name, into.length);
+        into.push(property);
+      } else {
+        into[index] = property;
+      }
+    }
+  }
+}
+
+export function isObject(value: unknown): value is Schema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function primitive(type: Primitive, isNull: boolean): TypeRef {
+  return { kind: 'primitive', type, nullable: isNull };
+}
+
+export function nullable(type: TypeRef): TypeRef {
+  return type.nullable ? type : { ...type, nullable: true };
+}
+
+function declaredTypes(node: Schema): string[] {
+  const type = node.type;
+  if (typeof type === 'string') return type === 'null' ? [] : [type];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === 'string' && t !== 'null');
+  return [];
+}
+
+function isNullable(node: Schema): boolean {
+  return node.nullable === true || node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null'));
+}
+
+function isNullSchema(node: unknown): boolean {
+  return isObject(node) && (node.type === 'null' || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null));
+}
+
+function hasOwnProperties(node: Schema): boolean {
+  return isObject(node.properties) && Object.keys(node.properties).length > 0 || Array.isArray(node.allOf) && node.allOf.length > 1;
+}
+
+function inferType(node: Schema): string | undefined {
+  if (isObject(node.properties) || node.additionalProperties !== undefined) return 'object';
+  if (node.items !== undefined) return 'array';
+  const values = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : undefined;
+  if (values && values.length > 0) {
+    if (values.every((v) => typeof v === 'string')) return 'string';
+    if (values.every((v) => Number.isInteger(v))) return 'integer';
+    if (values.every((v) => typeof v === 'number')) return 'number';
+    if (values.every((v) => typeof v === 'boolean')) return 'boolean';
+  }
+  if (typeof node.format === 'string' && ['date-time', 'date', 'uuid', 'byte', 'binary'].includes(node.format)) return 'string';
+  return undefined;
+}
+
+function stringType(format: string | undefined): Primitive {
+  switch (format) {
+    case 'date-time': return 'dateTime';
+    case 'date': return 'date';
+    case 'uuid': return 'uuid';
+    case 'byte': case 'binary': return 'bytes';
+    default: return 'string';
+  }
+}
+
+function numberType(format: string | undefined): Primitive {
+  switch (format) {
+    case 'float': return 'float';
+    case 'decimal': return 'decimal';
+    default: return 'double';
+  }
+}
+
+export { pointer };

@@ -1,0 +1,107 @@
+/** The intermediate model: built once from the document, read by the naming plan and every emitter. */
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export type Primitive =
+  | 'string' | 'int' | 'long' | 'double' | 'float' | 'decimal' | 'bool'
+  | 'dateTime' | 'date' | 'uuid' | 'bytes';
+
+/** A reference to a type: every schema becomes one of these. */
+export type TypeRef =
+  | { readonly kind: 'primitive'; readonly type: Primitive; readonly nullable: boolean }
+  /** An object type declared as a record; `id` keys {@link ApiModel.types}. */
+  | { readonly kind: 'object'; readonly id: string; readonly nullable: boolean }
+  | { readonly kind: 'array'; readonly items: TypeRef; readonly nullable: boolean }
+  | { readonly kind: 'map'; readonly values: TypeRef; readonly nullable: boolean }
+  /** Anything JSON: `oneOf`/`anyOf` unions, untyped schemas. */
+  | { readonly kind: 'any'; readonly nullable: boolean };
+
+/** What a schema says beyond its type: shown to the AI in descriptions. */
+export interface SchemaFacts {
+  readonly description?: string;
+  readonly enumValues?: readonly unknown[];
+  readonly defaultValue?: unknown;
+  readonly format?: string;
+}
+
+/** Where an object type came from; the naming plan names it from this. */
+export type TypeOrigin =
+  | { readonly kind: 'component'; readonly name: string }
+  | { readonly kind: 'property'; readonly parent: string; readonly property: string }
+  | { readonly kind: 'items'; readonly parent: string; readonly property: string }
+  | { readonly kind: 'requestBody'; readonly operation: string }
+  | { readonly kind: 'response'; readonly operation: string }
+  | { readonly kind: 'parameter'; readonly operation: string; readonly parameter: string };
+
+export interface ObjectType {
+  /** JSON pointer of the schema in the document; unique. */
+  readonly id: string;
+  readonly origin: TypeOrigin;
+  readonly description?: string;
+  readonly properties: Property[];
+}
+
+export interface Property {
+  readonly jsonName: string;
+  readonly type: TypeRef;
+  readonly required: boolean;
+  readonly facts: SchemaFacts;
+}
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+export interface Parameter {
+  readonly name: string;
+  readonly location: ParameterLocation;
+  readonly required: boolean;
+  readonly type: TypeRef;
+  readonly facts: SchemaFacts;
+  /** Arrays in a query: repeat the name (`explode`, the default) or join with commas. */
+  readonly explode: boolean;
+}
+
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
+
+export interface RequestBody {
+  readonly kind: BodyKind;
+  readonly mediaType: string;
+  readonly type: TypeRef;
+  readonly required: boolean;
+  readonly description?: string;
+}
+
+export type ResponseKind = 'json' | 'text' | 'binary' | 'none';
+
+export interface SuccessResponse {
+  readonly kind: ResponseKind;
+  readonly status: string;
+  readonly type?: TypeRef;
+}
+
+export interface Operation {
+  /** JSON pointer of the operation, e.g. `/paths/~1pets/get`; unique. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly operationId?: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly deprecated: boolean;
+  readonly parameters: readonly Parameter[];
+  readonly body?: RequestBody;
+  readonly success: SuccessResponse;
+}
+
+export interface ApiModel {
+  readonly title: string;
+  readonly version: string;
+  /** The first server URL with variables substituted, or undefined when the spec has none. */
+  readonly serverUrl?: string;
+  readonly operations: readonly Operation[];
+  /** Object types in the order they were first met: components first, then inline schemas. */
+  readonly types: ReadonlyMap<string, ObjectType>;
+  /** Tag names declared or used, in document order. */
+  readonly tags: readonly string[];
+}

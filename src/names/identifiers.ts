@@ -1,0 +1,74 @@
+/** Words, casing and C# identifiers: the one place identifiers are made. */
+
+/** Reserved C# keywords (contextual keywords are valid identifiers and are not listed). */
+export const CSHARP_KEYWORDS: ReadonlySet<string> = new Set([
+  'abstract', 'as', 'base', 'bool', 'break', 'byte', 'case', 'catch', 'char', 'checked', 'class', 'const',
+  'continue', 'decimal', 'default', 'delegate', 'do', 'double', 'else', 'enum', 'event', 'explicit', 'extern',
+  'false', 'finally', 'fixed', 'float', 'for', 'foreach', 'goto', 'if', 'implicit', 'in', 'int', 'interface',
+  'internal', 'is', 'lock', 'long', 'namespace', 'new', 'null', 'object', 'operator', 'out', 'override',
+  'params', 'private', 'protected', 'public', 'readonly', 'ref', 'return', 'sbyte', 'sealed', 'short',
+  'sizeof', 'stackalloc', 'static', 'string', 'struct', 'switch', 'this', 'throw', 'true', 'try', 'typeof',
+  'uint', 'ulong', 'unchecked', 'unsafe', 'ushort', 'using', 'virtual', 'void', 'volatile', 'while',
+]);
+
+/**
+ * Splits any text into lower-case words: on everything that is not a letter or digit, and at
+ * camelCase and letter/digit boundaries (`X-Request-Id` → x, request, id; `HTTPServer2` → http, server, 2).
+ */
+export function words(text: string): string[] {
+  return text
+    .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{L})(\p{Nd})/gu, '$1 $2')
+    .split(/[^\p{L}\p{Nd}]+/u)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/** Only ASCII letters and digits, for names that leave C# (tool names). */
+export function asciiWords(text: string): string[] {
+  return words(text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== '');
+}
+
+const capitalize = (w: string): string => (w[0]?.toUpperCase() ?? '') + w.slice(1);
+
+export function pascalCase(parts: readonly string[]): string {
+  return parts.map(capitalize).join('');
+}
+
+export function camelCase(parts: readonly string[]): string {
+  return parts.map((w, i) => (i === 0 ? w : capitalize(w))).join('');
+}
+
+export function snakeCase(parts: readonly string[]): string {
+  return parts.join('_');
+}
+
+/**
+ * A valid C# identifier from words: cased, prefixed with `_` when it would start with a digit,
+ * `fallback` when nothing is left, and escaped with `@` when it is a keyword.
+ */
+export function identifier(parts: readonly string[], casing: 'pascal' | 'camel', fallback: string): string {
+  let name = casing === 'pascal' ? pascalCase(parts) : camelCase(parts);
+  if (name === '') name = fallback;
+  if (/^\p{Nd}/u.test(name)) name = '_' + name;
+  return CSHARP_KEYWORDS.has(name) ? '@' + name : name;
+}
+
+/** The name without a keyword's `@`: what C# reflection (and so MCP) sees. */
+export function bareName(name: string): string {
+  return name.startsWith('@') ? name.slice(1) : name;
+}
+
+/** Returns `name`, or `name` + 2, 3… — the first that `taken` does not hold; records the result. */
+export function unique(name: string, taken: Set<string>, separator = ''): string {
+  let candidate = name;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${name}${separator}${n}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/** A valid C# namespace (dotted identifiers), or undefined. */
+export function isValidNamespace(text: string): boolean {
+  return text.split('.').every((part) => /^[\p{L}_][\p{L}\p{Nd}_]*$/u.test(part) && !CSHARP_KEYWORDS.has(part));
+}

@@ -1,0 +1,156 @@
+import pluralize from 'pluralize';
+import type { ApiModel, ObjectType, Operation } from '../model/types.js';
+import { bareName, identifier, unique, words } from './identifiers.js';
+import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, toolNameParts, truncateName, tokenize } from './tool-names.js';
+
+/** Names of the types and members the generator itself declares. */
+export const FIXED_NAMES = {
+  clientClass: 'ApiClient',
+  result: 'ApiResult',
+  error: 'ApiError',
+  request: 'ApiRequest',
+  json: 'ApiJson',
+  responseKind: 'ApiResponseKind',
+  errorMessages: 'ApiErrorMessages',
+  tools: 'McpTools',
+} as const;
+
+/** Type names a spec schema may not take: ours, and the framework types the generated code uses unqualified. */
+const RESERVED_TYPE_NAMES = new Set<string>([
+  ...Object.values(FIXED_NAMES), 'Program',
+  'System', 'Task', 'ValueTask', 'HttpClient', 'HttpMethod', 'HttpContent', 'HttpRequestMessage', 'HttpResponseMessage',
+  'CancellationToken', 'JsonElement', 'JsonSerializer', 'JsonSerializerOptions', 'JsonPropertyName', 'JsonPropertyNameAttribute',
+  'IReadOnlyList', 'IReadOnlyDictionary', 'List', 'Dictionary', 'DateTimeOffset', 'DateOnly', 'Guid', 'Uri', 'String',
+  'Object', 'Attribute', 'Exception', 'Description', 'DescriptionAttribute', 'McpServerTool', 'McpServerToolType',
+  'McpServerToolAttribute', 'McpServerToolTypeAttribute', 'Math', 'Convert', 'Encoding', 'Stream', 'Func', 'Action',
+]);
+
+/** Members every record or class already has. */
+const RESERVED_MEMBER_NAMES = new Set(['RunAsync', 'Equals', 'GetHashCode', 'ToString', 'GetType', 'MemberwiseClone', 'Finalize', 'EqualityContract', 'Deconstruct', 'PrintMembers', 'ReferenceEquals']);
+
+/** HttpClient's own methods: an extension method with one of these names could be shadowed. */
+const HTTP_CLIENT_MEMBERS = new Set(['GetAsync', 'PostAsync', 'PutAsync', 'PatchAsync', 'DeleteAsync', 'SendAsync', 'Send', 'GetStringAsync', 'GetByteArrayAsync', 'GetStreamAsync', 'CancelPendingRequests', 'Dispose']);
+
+/** C# parameter names the generated methods use themselves. */
+export const BODY_PARAMETER = 'body';
+export const HTTP_CLIENT_PARAMETER = 'httpClient';
+export const CANCELLATION_PARAMETER = 'cancellationToken';
+
+export interface OperationNames {
+  /** MCP tool name, `^[a-z0-9_]{1,64}$`. */
+  readonly toolName: string;
+  /** Method in `McpTools`. */
+  readonly toolMethod: string;
+  /** Extension method in the client class. */
+  readonly clientMethod: string;
+  /** C# parameter names (also the MCP argument names, without `@`), aligned with `Operation.parameters`. */
+  readonly parameters: readonly string[];
+  /** What the operation acts on, in words, for messages: `pet`, `owner pets`. */
+  readonly subject: string;
+  /** Title for clients: `Get pet`. */
+  readonly title: string;
+}
+
+export interface TypeNames {
+  readonly name: string;
+  /** C# property names aligned with `ObjectType.properties`. */
+  readonly properties: readonly string[];
+}
+
+/** Every identifier the emitters write, decided once. */
+export interface NamePlan {
+  readonly operations: ReadonlyMap<string, OperationNames>;
+  readonly types: ReadonlyMap<string, TypeNames>;
+}
+
+export function planNames(model: ApiModel): NamePlan {
+  const operations = planOperations(model.operations);
+  const types = planTypes(model, operations);
+  return { operations, types };
+}
+
+function planOperations(list: readonly Operation[]): Map<string, OperationNames> {
+  const prefix = commonPrefixLength(list.map((op) => op.path));
+  const toolNames = new Set<string>();
+  const methods = new Set<string>(RESERVED_MEMBER_NAMES);
+  const result = new Map<string, OperationNames>();
+  for (const op of list) {
+    const parts = toolNameParts(op.method, op.path, prefix);
+    const toolName = pickToolName(joinToolName(parts), op, toolNames);
+    const nameWords = toolName.split('_');
+    let toolMethod = unique(identifier(nameWords, 'pascal', 'Call'), methods);
+    if (HTTP_CLIENT_MEMBERS.has(`${toolMethod}Async`)) toolMethod = unique(`${toolMethod}Operation`, methods);
+    const subject = [...parts.target].join(' ') || parts.verb.join(' ');
+    const title = toolName.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+    result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters: planParameters(op), subject, title });
+  }
+  return result;
+}
+
+/** The base name, else one qualified by API version or by the item parameter, else numbered. */
+function pickToolName(base: string, op: Operation, taken: Set<string>): string {
+  const version = op.path.split('/').find((s) => /^v\d+([._]\d+)*$/i.test(s));
+  const lastParam = tokenize(op.path).findLast((t) => t.kind === 'param');
+  const candidates = [base];
+  if (version) candidates.push(`${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`);
+  if (lastParam?.kind === 'param') candidates.push(`${base}_by_${words(lastParam.name).join('_')}`);
+  for (const candidate of candidates) {
+    const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
+    if (name !== '' && !taken.has(name)) {
+      taken.add(name);
+      return name;
+    }
+  }
+  return unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_');
+}
+
+function planParameters(op: Operation): string[] {
+  const taken = new Set<string>([BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER].filter((n) => n !== BODY_PARAMETER || op.body));
+  const counts = new Map<string, number>();
+  const bases = op.parameters.map((p) => identifier(words(p.name), 'camel', 'value'));
+  bases.forEach((b) => counts.set(b, (counts.get(b) ?? 0) + 1));
+  return op.parameters.map((parameter, index) => {
+    const base = bases[index] ?? 'value';
+    const clash = (counts.get(base) ?? 0) > 1 || taken.has(bareName(base));
+    const wanted = clash && parameter.location !== 'path' ? identifier([...words(parameter.name), parameter.location], 'camel', 'value') : base;
+    return unique(wanted, taken);
+  });
+}
+
+function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNames>): Map<string, TypeNames> {
+  const taken = new Set(RESERVED_TYPE_NAMES);
+  const names = new Map<string, string>();
+  const nameOf = (type: ObjectType): string => {
+    const origin = type.origin;
+    const pascal = (text: string): string => identifier(words(text), 'pascal', 'Model');
+    switch (origin.kind) {
+      case 'component': return pascal(origin.name);
+      case 'property': return (names.get(origin.parent) ?? 'Model') + pascal(origin.property);
+      case 'items': return (names.get(origin.parent) ?? 'Model') + pascal(pluralize.singular(origin.property)) + 'Item';
+      case 'requestBody': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Request';
+      case 'response': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Response';
+      case 'parameter': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + pascal(origin.parameter);
+    }
+  };
+  const assign = (type: ObjectType): void => {
+    let wanted = nameOf(type);
+    if (RESERVED_TYPE_NAMES.has(wanted)) wanted += 'Model';
+    names.set(type.id, unique(wanted, taken));
+  };
+  const all = [...model.types.values()];
+  all.filter((t) => t.origin.kind === 'component').forEach(assign);
+  all.filter((t) => t.origin.kind !== 'component').forEach(assign);
+
+  const result = new Map<string, TypeNames>();
+  for (const type of all) {
+    const name = names.get(type.id) ?? 'Model';
+    const members = new Set([name, ...RESERVED_MEMBER_NAMES]);
+    const properties = type.properties.map((p) => {
+      let wanted = identifier(words(p.jsonName), 'pascal', 'Property');
+      if (members.has(wanted)) wanted += 'Value';
+      return unique(wanted, members);
+    });
+    result.set(type.id, { name, properties });
+  }
+  return result;
+}

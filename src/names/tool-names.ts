@@ -1,0 +1,119 @@
+import pluralize from 'pluralize';
+import type { HttpMethod } from '../model/types.js';
+import { asciiWords } from './identifiers.js';
+
+/** Tool names should stay this short: clients prefix them with the server name. */
+export const PREFERRED_TOOL_NAME_LENGTH = 48;
+/** Anthropic and OpenAI clients reject longer names. */
+export const MAX_TOOL_NAME_LENGTH = 64;
+
+type Token =
+  | { kind: 'static'; words: string[] }
+  | { kind: 'param'; name: string }
+  | { kind: 'action'; words: string[] };
+
+const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$/i;
+
+/** Splits a path into static words, parameters and `:action` suffixes. */
+export function tokenize(path: string): Token[] {
+  const tokens: Token[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '') continue;
+    const [main = '', ...actions] = segment.split(':');
+    const staticText = main.replace(/\{[^}]*\}/g, ' ').replace(/\.(json|xml|yaml|txt)$/i, '');
+    const staticWords = VERSION.test(staticText.trim()) ? [] : asciiWords(staticText);
+    if (staticWords.length > 0) tokens.push({ kind: 'static', words: staticWords });
+    for (const param of main.match(/\{([^}]*)\}/g) ?? []) tokens.push({ kind: 'param', name: param.slice(1, -1) });
+    for (const action of actions) {
+      const actionWords = asciiWords(action.replace(/\{[^}]*\}/g, ' '));
+      if (actionWords.length > 0) tokens.push({ kind: 'action', words: actionWords });
+    }
+  }
+  return tokens;
+}
+
+/** Leading static segments shared by every path that still leave each path a static segment after them. */
+export function commonPrefixLength(paths: readonly string[]): number {
+  const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
+  const first = split[0];
+  if (!first) return 0;
+  let length = 0;
+  for (; length < first.length; length++) {
+    const segment = first[length];
+    if (segment === undefined || segment.includes('{') || segment.includes(':')) break;
+    const shared = split.every((s) => s[length] === segment && s.slice(length + 1).some((rest) => !rest.startsWith('{')));
+    if (!shared) break;
+  }
+  return length;
+}
+
+const singular = (ws: readonly string[]): string[] => {
+  const last = ws[ws.length - 1];
+  return last === undefined ? [] : [...ws.slice(0, -1), pluralize.singular(last)];
+};
+const isPlural = (ws: readonly string[]): boolean => {
+  const last = ws[ws.length - 1];
+  return last !== undefined && pluralize.isPlural(last) && pluralize.singular(last) !== last;
+};
+
+const VERBS: Record<HttpMethod, string> = {
+  get: 'get', post: 'create', put: 'update', patch: 'patch', delete: 'delete', head: 'head', options: 'options', trace: 'trace',
+};
+
+export interface ToolNameParts {
+  /** Leading verb: `get`, `list`, `create`, … or an action such as `lock`. */
+  readonly verb: string[];
+  /** Parent resources, outermost first (dropped from the front when a name is too long). */
+  readonly parents: string[][];
+  /** The resource the operation acts on. */
+  readonly target: string[];
+}
+
+/**
+ * The words of a tool name from method and path (SPEC 4.3): `GET /pets/{id}` → get pet,
+ * `GET /owners/{id}/pets` → list owner pets, `POST /pets/{id}/vaccinate` → vaccinate pet.
+ */
+export function toolNameParts(method: HttpMethod, path: string, prefixLength: number): ToolNameParts {
+  const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
+  const tokens = tokenize(path.replace(/^\/+/, '').slice(skipped.length));
+  const action = tokens.findLast((t) => t.kind === 'action');
+  const statics: { words: string[]; item: boolean }[] = [];
+  tokens.forEach((token, index) => {
+    if (token.kind === 'static') statics.push({ words: token.words, item: tokens[index + 1]?.kind === 'param' });
+  });
+  const last = tokens[tokens.length - 1];
+  const isItem = last?.kind === 'param';
+  const target = statics.pop();
+  const parents = statics.map((s) => (s.item ? singular(s.words) : s.words));
+  if (action) {
+    return { verb: action.words, parents, target: target ? (target.item ? singular(target.words) : target.words) : [] };
+  }
+  if (!target) return { verb: [VERBS[method]], parents: [], target: isItem ? ['item'] : ['root'] };
+  const afterParam = tokens[tokens.length - 2]?.kind === 'param';
+  if (method === 'post' && !isItem && afterParam && !isPlural(target.words) && parents.length > 0) {
+    return { verb: target.words, parents: parents.slice(0, -1), target: parents[parents.length - 1] ?? [] };
+  }
+  if (isItem || method === 'post') return { verb: [VERBS[method]], parents, target: singular(target.words) };
+  const verb = method === 'get' && isPlural(target.words) ? 'list' : VERBS[method];
+  return { verb: [verb], parents, target: target.words };
+}
+
+/** Joins the parts into a snake_case name, dropping outer parents until it fits the preferred length. */
+export function joinToolName(parts: ToolNameParts): string {
+  const parents = [...parts.parents];
+  const join = (): string => [...parts.verb, ...parents.flat(), ...parts.target].join('_');
+  let name = join();
+  while (name.length > PREFERRED_TOOL_NAME_LENGTH && parents.length > 0) {
+    parents.shift();
+    name = join();
+  }
+  return truncateName(name, PREFERRED_TOOL_NAME_LENGTH);
+}
+
+/** Cuts a name to `max` characters at a word boundary where possible. */
+export function truncateName(name: string, max: number): string {
+  if (name.length <= max) return name;
+  const cut = name.slice(0, max);
+  const boundary = cut.lastIndexOf('_');
+  return (boundary > max / 2 ? cut.slice(0, boundary) : cut).replace(/_+$/, '');
+}

@@ -1,0 +1,47 @@
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { GeneratorError } from './errors.js';
+import { describeIoError } from './load/source.js';
+import type { GeneratedFile } from './emit/client.js';
+
+/**
+ * Writes files under `directory` all or nothing as far as the file system allows: each goes to a
+ * temporary file beside its target first, and only when all are written are they renamed into place.
+ * `createDirectory`: make missing folders; otherwise the folder of each file must exist.
+ */
+export async function writeFiles(directory: string, files: readonly GeneratedFile[], createDirectory: boolean): Promise<string[]> {
+  const staged: { temp: string; target: string }[] = [];
+  try {
+    for (const file of files) {
+      const target = join(directory, file.path);
+      const folder = dirname(target);
+      if (createDirectory) await mkdir(folder, { recursive: true });
+      else await requireDirectory(folder, target);
+      const temp = join(folder, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      await writeFile(temp, file.content, { encoding: 'utf8', flag: 'wx' });
+      staged.push({ temp, target });
+    }
+    for (const { temp, target } of staged) await rename(temp, target);
+  } catch (error) {
+    await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    if (error instanceof GeneratorError) throw error;
+    const path = (error as NodeJS.ErrnoException).path ?? directory;
+    throw new GeneratorError('output', `cannot write: ${describeIoError(error)}`, path.replace(/\/\.([^/]+)\.\d+\.[0-9a-f]+\.tmp$/, '/$1'));
+  }
+  return staged.map((s) => s.target);
+}
+
+async function requireDirectory(folder: string, target: string): Promise<void> {
+  try {
+    if (!(await stat(folder)).isDirectory()) throw new GeneratorError('output', 'cannot write: the parent is not a directory', target);
+  } catch (error) {
+    if (error instanceof GeneratorError) throw error;
+    throw new GeneratorError('output', `cannot write: the directory ${folder} does not exist`, target);
+  }
+  try {
+    if ((await stat(target)).isDirectory()) throw new GeneratorError('output', 'cannot write: the output file is a directory', target);
+  } catch (error) {
+    if (error instanceof GeneratorError) throw error;
+  }
+}
