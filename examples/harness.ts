@@ -1,0 +1,63 @@
+/**
+ * Shared by the demo and the end-to-end tests: generate a project, build it with dotnet, and
+ * connect the MCP SDK client to it the way an AI client does, from the `mcp.json` entry.
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const run = promisify(execFile);
+
+export interface BuildOutput {
+  readonly ok: boolean;
+  readonly output: string;
+  readonly warnings: number;
+}
+
+/** `dotnet build -warnaserror` on a project directory. */
+export async function dotnetBuild(directory: string): Promise<BuildOutput> {
+  try {
+    const { stdout, stderr } = await run('dotnet', ['build', directory, '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 });
+    const output = stdout + stderr;
+    return { ok: true, output, warnings: (output.match(/: warning [A-Z]+\d+/g) ?? []).length };
+  } catch (error) {
+    const failure = error as { stdout?: string; stderr?: string };
+    return { ok: false, output: (failure.stdout ?? '') + (failure.stderr ?? ''), warnings: 0 };
+  }
+}
+
+export interface ServerEntry {
+  readonly command: string;
+  readonly args: string[];
+}
+
+/** The single entry of a generated `mcp.json`. */
+export async function readMcpEntry(directory: string): Promise<{ key: string; entry: ServerEntry }> {
+  const config = JSON.parse(await readFile(join(directory, 'mcp.json'), 'utf8')) as { mcpServers: Record<string, ServerEntry> };
+  const [key, entry] = Object.entries(config.mcpServers)[0] ?? [];
+  if (!key || !entry) throw new Error(`no server in ${directory}/mcp.json`);
+  return { key, entry };
+}
+
+/** Starts the server the way an MCP client does and connects to it over stdio. */
+export async function connect(entry: ServerEntry, env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: entry.args,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'openapi-mcp-dotnet-harness', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a tool and returns its text answer. */
+export async function callText(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text?: string }[];
+  return content.map((c) => c.text ?? '').join('');
+}
