@@ -63,10 +63,6 @@ function emitProject(options: HostOptions, projectName: string): string {
     ...PACKAGES.map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
-    '  <ItemGroup>',
-    '    <None Include="mcp.json" Condition="Exists(\'mcp.json\')" />',
-    '  </ItemGroup>',
-    '',
     '</Project>',
     '',
   ].join('\n');

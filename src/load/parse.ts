@@ -1,5 +1,6 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { GeneratorError } from '../errors.js';
+import { locateJsonError } from './json-error.js';
 
 /** Parses JSON or YAML text; syntax errors carry `file:line:column`. */
 export function parseSpecText(text: string, display: string): unknown {
@@ -11,13 +12,12 @@ export function parseSpecText(text: string, display: string): unknown {
 function parseJson(text: string, display: string): unknown {
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const match = /position (\d+)/.exec(message);
-    const offset = match ? Number(match[1]) : text.length;
-    const { line, column } = lineAndColumn(text, offset);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/,\s*".*"\s*is not valid JSON$/s, '');
-    throw new GeneratorError('spec', `invalid JSON: ${reason}`, `${display}:${line}:${column}`);
+  } catch {
+    const body = text.replace(/^\uFEFF/, '');
+    const { offset, expected } = locateJsonError(body);
+    const { line, column } = lineAndColumn(body, offset);
+    const found = offset < body.length ? `found ${JSON.stringify(body.slice(offset, offset + 12))}` : 'found the end of the file';
+    throw new GeneratorError('spec', `invalid JSON: expected ${expected}, ${found}`, `${display}:${line}:${column}`);
   }
 }
 
@@ -26,8 +26,8 @@ function parseYaml(text: string, display: string): unknown {
   const document = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const first = document.errors[0];
   if (first) {
-    const position = first.linePos?.[0];
-    const where = position ? `${display}:${position.line}:${position.col}` : display;
+    const position = lineCounter.linePos(first.pos[0]);
+    const where = `${display}:${position.line}:${position.col}`;
     const reason = first.message.split('\n')[0] ?? first.message;
     throw new GeneratorError('spec', `invalid YAML: ${reason}`, where);
   }

@@ -32,7 +32,10 @@ export function tokenize(path: string): Token[] {
   return tokens;
 }
 
-/** Leading static segments shared by every path that still leave each path a static segment after them. */
+/**
+ * Leading static segments shared by every path (`/api/v1`), each followed by another static segment
+ * (so not a collection such as `/repos/{owner}`) and leaving each path a static segment after them.
+ */
 export function commonPrefixLength(paths: readonly string[]): number {
   const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
   const first = split[0];
@@ -41,7 +44,7 @@ export function commonPrefixLength(paths: readonly string[]): number {
   for (; length < first.length; length++) {
     const segment = first[length];
     if (segment === undefined || segment.includes('{') || segment.includes(':')) break;
-    const shared = split.every((s) => s[length] === segment && s.slice(length + 1).some((rest) => !rest.startsWith('{')));
+    const shared = split.every((s) => s[length] === segment && !s[length + 1]?.startsWith('{') && s.slice(length + 1).some((rest) => !rest.startsWith('{')));
     if (!shared) break;
   }
   return length;
@@ -84,7 +87,7 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
   const last = tokens[tokens.length - 1];
   const isItem = last?.kind === 'param';
   const target = statics.pop();
-  const parents = statics.map((s) => (s.item ? singular(s.words) : s.words));
+  const parents = statics.map((s) => singular(s.words));
   if (action) {
     return { verb: action.words, parents, target: target ? (target.item ? singular(target.words) : target.words) : [] };
   }

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planNames } from '../src/names/plan.js';
+import { identifier, words, CSHARP_KEYWORDS } from '../src/names/identifiers.js';
+import type { ApiModel, HttpMethod, Operation, Parameter, ObjectType } from '../src/model/types.js';
+
+const STRING = { kind: 'primitive', type: 'string', nullable: false } as const;
+
+function op(method: HttpMethod, path: string, extra: Partial<Operation> = {}): Operation {
+  return { id: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`, method, path, tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra };
+}
+
+function model(operations: Operation[], types: ObjectType[] = []): ApiModel {
+  return { title: 'T', version: '1', operations, types: new Map(types.map((t) => [t.id, t])), tags: [] };
+}
+
+function toolNames(...ops: [HttpMethod, string][]): string[] {
+  const m = model(ops.map(([method, path]) => op(method, path)));
+  const plan = planNames(m);
+  return m.operations.map((o) => plan.operations.get(o.id)?.toolName ?? '?');
+}
+
+test('SPEC 4.3 table: get, create, update, delete of a resource', () => {
+  assert.deepEqual(
+    toolNames(['get', '/pets/{id}'], ['post', '/pets'], ['put', '/pets/{id}'], ['delete', '/pets/{id}']),
+    ['get_pet', 'create_pet', 'update_pet', 'delete_pet'],
+  );
+});
+
+test('names come from method and path, not from operationId', () => {
+  const m = model([op('get', '/pets/{petId}', { operationId: 'fetchAnimalById' })]);
+  assert.equal(planNames(m).operations.get(m.operations[0]!.id)?.toolName, 'get_pet');
+});
+
+test('beyond the table: list, patch, nested resources, actions, singletons', () => {
+  assert.deepEqual(
+    toolNames(
+      ['get', '/pets'], ['patch', '/pets/{id}'], ['get', '/owners/{ownerId}/pets'], ['post', '/owners/{ownerId}/pets'],
+      ['post', '/pets/{id}/vaccinate'], ['put', '/repos/{owner}/{repo}/issues/{issue_number}/lock'], ['get', '/users/me'],
+      ['get', '/'], ['get', '/v1/{name}:cancel'],
+    ),
+    ['list_pets', 'patch_pet', 'list_owner_pets', 'create_owner_pet', 'vaccinate_pet', 'update_repo_issue_lock', 'get_user_me', 'get_root', 'cancel'],
+  );
+  assert.deepEqual(toolNames(['post', '/repos/{owner}/{repo}/issues/{issue_number}/lock']), ['lock_repo_issue']);
+});
+
+test('a prefix shared by every path and version segments are left out', () => {
+  assert.deepEqual(toolNames(['get', '/api/v2/pets'], ['get', '/api/v2/pets/{id}'], ['get', '/api/v2/owners']), ['list_pets', 'get_pet', 'list_owners']);
+  assert.deepEqual(toolNames(['get', '/pets']), ['list_pets']);
+});
+
+test('collisions are resolved deterministically: version, then item parameter, then a number', () => {
+  assert.deepEqual(toolNames(['get', '/v1/pets'], ['get', '/v2/pets']), ['list_pets', 'list_pets_v2']);
+  assert.deepEqual(toolNames(['get', '/pets/{id}'], ['get', '/pet/{name}']), ['get_pet', 'get_pet_by_name']);
+  assert.deepEqual(toolNames(['get', '/pets'], ['get', '/pets.json'], ['get', '/pets.xml']), ['list_pets', 'list_pets_2', 'list_pets_3']);
+  const again = toolNames(['get', '/v1/pets'], ['get', '/v2/pets']);
+  assert.deepEqual(again, ['list_pets', 'list_pets_v2']);
+});
+
+test('every name matches ^[a-z0-9_]{1,64}$ and long paths stay within 48 characters', () => {
+  const long = '/organizations/{org}/departments/{dept}/teams/{team}/members/{member}/certifications/{cert}/renewals';
+  const names = toolNames(['get', long], ['post', long], ['get', '/Über-Straße/{id}'], ['get', '/ünïcödé'], ['delete', '/x'.repeat(80)]);
+  for (const name of names) {
+    assert.match(name, /^[a-z0-9_]{1,64}$/);
+    assert.ok(name.length <= 48, `${name} is ${name.length} characters`);
+  }
+  assert.equal(names[0], 'list_team_member_certification_renewals');
+  assert.equal(new Set(names).size, names.length);
+});
+
+test('client methods and tool methods come from the same plan', () => {
+  const m = model([op('get', '/pets/{id}'), op('get', '/pets')]);
+  const plan = planNames(m);
+  assert.deepEqual([...plan.operations.values()].map((n) => [n.toolName, n.toolMethod, n.clientMethod]), [
+    ['get_pet', 'GetPet', 'GetPetAsync'],
+    ['list_pets', 'ListPets', 'ListPetsAsync'],
+  ]);
+});
+
+test('a method name that HttpClient already has is qualified', () => {
+  const m = model([op('get', '/')]);
+  const plan = planNames(m);
+  assert.notEqual(plan.operations.get(m.operations[0]!.id)?.clientMethod, 'GetAsync');
+});
+
+test('parameter names: camelCase C# identifiers, keywords escaped, clashes qualified by location', () => {
+  const param = (name: string, location: Parameter['location']): Parameter => ({ name, location, required: false, type: STRING, facts: {}, explode: true });
+  const m = model([op('post', '/items/{id}', {
+    parameters: [param('id', 'path'), param('X-Request-Id', 'header'), param('page[size]', 'query'), param('$filter', 'query'), param('@odata.type', 'query'), param('class', 'query'), param('id', 'query'), param('body', 'query'), param('2fa', 'query')],
+    body: { kind: 'json', mediaType: 'application/json', type: STRING, required: true },
+  })]);
+  const names = planNames(m).operations.get(m.operations[0]!.id)?.parameters;
+  assert.deepEqual(names, ['id', 'xRequestId', 'pageSize', 'filter', 'odataType', '@class', 'idQuery', 'bodyQuery', '_2fa']);
+});
+
+test('type names: reserved and colliding names are changed, properties never repeat the type name', () => {
+  const type = (name: string, props: string[]): ObjectType => ({
+    id: `/components/schemas/${name}`, origin: { kind: 'component', name },
+    properties: props.map((jsonName) => ({ jsonName, type: STRING, required: false, facts: {} })),
+  });
+  const m = model([], [type('Task', []), type('pet', []), type('Pet', []), type('HttpClient', []), type('Result', ['result', 'Result', 'to_string', 'class'])]);
+  const plan = planNames(m);
+  assert.deepEqual([...plan.types.values()].map((t) => t.name), ['TaskModel', 'Pet', 'Pet2', 'HttpClientModel', 'Result']);
+  assert.deepEqual(plan.types.get('/components/schemas/Result')?.properties, ['ResultValue', 'ResultValue2', 'ToStringValue', 'Class']);
+});
+
+test('identifiers: words, casing, digits and keywords', () => {
+  assert.deepEqual(words('X-Request-Id'), ['x', 'request', 'id']);
+  assert.deepEqual(words('HTTPServer2Go'), ['http', 'server', '2', 'go']);
+  assert.equal(identifier(words('2fa'), 'pascal', 'X'), '_2fa');
+  assert.equal(identifier([], 'camel', 'value'), 'value');
+  for (const keyword of CSHARP_KEYWORDS) assert.equal(identifier([keyword], 'camel', 'x'), '@' + keyword);
+  assert.ok(CSHARP_KEYWORDS.has('namespace') && CSHARP_KEYWORDS.has('event') && !CSHARP_KEYWORDS.has('record'));
+});

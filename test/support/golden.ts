@@ -1,0 +1,28 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prepare, generateProject, type GeneratedFile } from '../../src/index.js';
+
+export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+export const EXAMPLE_SPEC = join(REPO, 'examples/petstore.yaml');
+export const GOLDEN_DIR = join(REPO, 'test/golden/petstore');
+
+/** The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every machine. */
+export async function goldenProject(): Promise<GeneratedFile[]> {
+  const api = await prepare(EXAMPLE_SPEC);
+  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0' }).files;
+}
+
+/** Every file under the golden directory, as relative paths. */
+export async function goldenFilesOnDisk(): Promise<GeneratedFile[]> {
+  const files: GeneratedFile[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else files.push({ path: relative(GOLDEN_DIR, path).split('\\').join('/'), content: await readFile(path, 'utf8') });
+    }
+  };
+  await walk(GOLDEN_DIR);
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
