@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { goldenFilesOnDisk, goldenProject } from './support/golden.js';
 
 test('the generated example project matches the golden files (npm run golden:update refreshes them)', async () => {
-  const generated = (await goldenProject()).sort((a, b) => a.path.localeCompare(b.path));
+  const generated = (await goldenProject()).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const onDisk = await goldenFilesOnDisk();
   assert.deepEqual(generated.map((f) => f.path), onDisk.map((f) => f.path));
   for (const file of generated) {

@@ -24,5 +24,5 @@ export async function goldenFilesOnDisk(): Promise<GeneratedFile[]> {
     }
   };
   await walk(GOLDEN_DIR);
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,0 +1,190 @@
+/**
+ * End to end: `init` the example, build it with -warnaserror, launch it from its mcp.json entry
+ * with the MCP SDK client, and call the tools against live HTTP servers on 127.0.0.1.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { runCli } from '../src/index.js';
+import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
+import { callText, connect, dotnetBuild, readMcpEntry, type ServerEntry } from '../examples/harness.js';
+import { EXAMPLE_SPEC } from './support/golden.js';
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: { properties?: Record<string, { type?: unknown; description?: string; properties?: Record<string, unknown>; required?: string[] }>; required?: string[] };
+  annotations?: Record<string, unknown>;
+}
+
+describe('generated Petstore server, driven by an MCP client', () => {
+  let directory = '';
+  let entry: ServerEntry;
+  let api: PetstoreApi;
+  let client: Client;
+  let tools: Tool[] = [];
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'omd-e2e-'));
+    assert.equal(await runCli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', directory], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    const build = await dotnetBuild(directory);
+    assert.ok(build.ok, build.output);
+    assert.equal(build.warnings, 0, build.output);
+    ({ entry } = await readMcpEntry(directory));
+    api = await startPetstoreApi();
+    client = await connect(entry, { PETSTORE_BASE_URL: api.url });
+    tools = (await client.listTools()).tools as Tool[];
+  });
+
+  after(async () => {
+    await client?.close();
+    await api?.close();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  test('mcp.json launches the project with dotnet run --project <absolute dir>', () => {
+    assert.deepEqual(entry, { command: 'dotnet', args: ['run', '--project', directory] });
+  });
+
+  test('tools/list: names, descriptions, input schemas, required lists, annotations', () => {
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.deepEqual([...byName.keys()], ['list_pets', 'create_pet', 'get_pet', 'update_pet', 'delete_pet', 'list_owners', 'list_owner_pets']);
+    const list = byName.get('list_pets')!;
+    assert.match(list.description ?? '', /^List pets\n\nReturns all pets/);
+    assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}), ['species', 'limit', 'xRequestId']);
+    assert.equal(list.inputSchema.required, undefined);
+    assert.match(list.inputSchema.properties?.species?.description ?? '', /Allowed values: dog, cat, bird\./);
+    assert.match(list.inputSchema.properties?.limit?.description ?? '', /Default: 20\./);
+    assert.deepEqual(list.annotations, { title: 'List pets', readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+
+    const get = byName.get('get_pet')!;
+    assert.deepEqual(get.inputSchema.required, ['petId']);
+    assert.deepEqual(Object.keys(get.inputSchema.properties ?? {}), ['petId']);
+
+    const create = byName.get('create_pet')!;
+    assert.deepEqual(create.inputSchema.required, ['body']);
+    const body = create.inputSchema.properties?.body;
+    assert.deepEqual(Object.keys(body?.properties ?? {}), ['name', 'species', 'tag', 'ownerId']);
+    assert.deepEqual(body?.required, ['name', 'species']);
+    assert.equal(create.annotations?.readOnlyHint, false);
+
+    assert.deepEqual(byName.get('update_pet')!.inputSchema.required, ['petId', 'body']);
+    assert.equal(byName.get('update_pet')!.annotations?.idempotentHint, true);
+    assert.equal(byName.get('delete_pet')!.annotations?.destructiveHint, true);
+    for (const tool of tools) {
+      const names = Object.keys(tool.inputSchema.properties ?? {});
+      assert.ok(!names.includes('httpClient') && !names.includes('cancellationToken'), tool.name);
+      assert.match(tool.name, /^[a-z0-9_]{1,64}$/);
+    }
+  });
+
+  test('create, get, list with a query filter, update, delete', async () => {
+    const created = JSON.parse(await callText(client, 'create_pet', { body: { name: 'Nala', species: 'cat', tag: 'new' } }));
+    assert.deepEqual(created, { id: 4, name: 'Nala', species: 'cat', tag: 'new' });
+    const last = api.requests.at(-1)!;
+    assert.equal(last.method, 'POST');
+    assert.equal(last.path, '/api/pets');
+    assert.deepEqual(JSON.parse(last.body), { name: 'Nala', species: 'cat', tag: 'new' });
+
+    assert.deepEqual(JSON.parse(await callText(client, 'get_pet', { petId: 4 })), created);
+    assert.equal(api.requests.at(-1)!.path, '/api/pets/4');
+
+    const cats = JSON.parse(await callText(client, 'list_pets', { species: 'cat', limit: 10, xRequestId: 'req-42' })) as { name: string }[];
+    assert.deepEqual(cats.map((p) => p.name), ['Tom', 'Nala']);
+    assert.equal(api.requests.at(-1)!.path, '/api/pets?species=cat&limit=10');
+    assert.equal(api.requests.at(-1)!.headers['x-request-id'], 'req-42');
+
+    const updated = JSON.parse(await callText(client, 'update_pet', { petId: 4, body: { tag: 'adopted' } }));
+    assert.equal(updated.tag, 'adopted');
+    assert.equal(api.requests.at(-1)!.method, 'PUT');
+
+    assert.equal(await callText(client, 'delete_pet', { petId: 4 }), '{"status":204}');
+    assert.equal(api.requests.at(-1)!.method, 'DELETE');
+
+    const dogs = JSON.parse(await callText(client, 'list_owner_pets', { ownerId: 1 })) as { name: string }[];
+    assert.deepEqual(dogs.map((p) => p.name), ['Rex']);
+    assert.equal(api.requests.at(-1)!.path, '/api/owners/1/pets');
+  });
+
+  test('a 404 says what was not found; a 400 carries the problem+json title and detail', async () => {
+    assert.equal(await callText(client, 'get_pet', { petId: 42 }), 'Error: Pet 42 not found (HTTP 404)');
+    assert.equal(await callText(client, 'create_pet', { body: { name: 'Nemo', species: 'fish' } }), 'Error: Invalid pet: species must be one of dog, cat, bird (HTTP 400)');
+    assert.equal(await callText(client, 'list_owner_pets', { ownerId: 9 }), 'Error: Owner 9 not found (HTTP 404)');
+  });
+
+  test('query values are escaped; a header value with a line break is refused before sending', async () => {
+    const count = api.requests.length;
+    const answer = await callText(client, 'list_pets', { species: 'dog&limit=1' });
+    assert.match(answer, /^Error: .*\(HTTP 400\)$/);
+    assert.equal(api.requests.at(-1)!.path, '/api/pets?species=dog%26limit%3D1');
+    assert.equal(api.requests.length, count + 1);
+    assert.equal(await callText(client, 'list_pets', { xRequestId: 'a\r\nX-Injected: 1' }), "Error: GET /pets was not sent: the header 'X-Request-Id' must not contain line breaks");
+    assert.equal(api.requests.length, count + 1);
+  });
+
+  test('the server keeps serving after failures', async () => {
+    const owners = JSON.parse(await callText(client, 'list_owners')) as { name: string }[];
+    assert.deepEqual(owners.map((o) => o.name), ['Ada', 'Linus']);
+  });
+
+  test('an unreachable API gives an Error: string, not an exception', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const offline = await connect(entry, { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/api` });
+    try {
+      const result = await offline.callTool({ name: 'list_pets', arguments: {} });
+      assert.notEqual(result.isError, true);
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      assert.match(text, new RegExp(`^Error: GET /pets could not reach the API at http://127\\.0\\.0\\.1:${port}/api/: .*refused`, 'i'));
+      assert.doesNotMatch(text, /\(HTTP \d+\)/);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  test('error messages: problem+json, error objects, errors arrays, plain text, HTML, empty bodies, Retry-After, invalid JSON', async () => {
+    const canned: Record<string, { status: number; type?: string; body: string; headers?: Record<string, string> }> = {
+      '1': { status: 404, type: 'application/problem+json', body: JSON.stringify({ title: 'Not Found', status: 404, detail: 'No pet with id 1' }) },
+      '2': { status: 404, body: '' },
+      '3': { status: 500, type: 'text/html', body: '<html><body><h1>Internal Server Error</h1></body></html>' },
+      '4': { status: 422, type: 'application/json', body: JSON.stringify({ errors: [{ message: 'name is too long' }, { message: 'tag is invalid' }] }) },
+      '5': { status: 409, type: 'application/json', body: JSON.stringify({ error: { code: 'conflict', message: 'Version conflict' } }) },
+      '6': { status: 429, type: 'text/plain', body: 'slow down', headers: { 'retry-after': '30' } },
+      '7': { status: 200, type: 'application/json', body: 'not json{' },
+      '8': { status: 404, type: 'application/json', body: JSON.stringify({ error: 'Not Found' }) },
+      '9': { status: 503, type: 'application/json', body: '{}' },
+    };
+    const server: Server = createServer((request, response) => {
+      const reply = canned[request.url?.split('/').pop() ?? ''] ?? { status: 418, body: '' };
+      response.writeHead(reply.status, { ...(reply.type && { 'content-type': reply.type }), ...reply.headers });
+      response.end(reply.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const misbehaving = await connect(entry, { PETSTORE_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api` });
+    try {
+      const answers: string[] = [];
+      for (const id of Object.keys(canned)) answers.push(await callText(misbehaving, 'get_pet', { petId: Number(id) }));
+      assert.deepEqual(answers.slice(0, 6), [
+        'Error: Not Found: No pet with id 1 (HTTP 404)',
+        'Error: Pet not found: GET /pets/2 (HTTP 404)',
+        'Error: The API failed on GET /pets/3: Internal Server Error (HTTP 500)',
+        'Error: name is too long; tag is invalid (HTTP 422)',
+        'Error: Version conflict (HTTP 409)',
+        'Error: slow down; retry after 30 seconds (HTTP 429)',
+      ]);
+      assert.match(answers[6] ?? '', /^Error: The response to GET \/pets\/7 is not valid JSON for Pet: .* \(HTTP 200\)$/);
+      assert.equal(answers[7], 'Error: Pet not found: GET /pets/8 (HTTP 404)');
+      assert.equal(answers[8], 'Error: The API failed on GET /pets/9: Service Unavailable (HTTP 503)');
+    } finally {
+      await misbehaving.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
