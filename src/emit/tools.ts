@@ -21,7 +21,9 @@ function annotations(method: HttpMethod): string {
 /** `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5). */
 export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string): string {
   const w = new CSharpWriter();
-  w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable').line();
+  w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable');
+  if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
+  w.line();
   const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
   if (clientNamespace !== namespace) usings.push(clientNamespace);
   for (const using of usings) w.line(`using ${using};`);
