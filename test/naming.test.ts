@@ -36,12 +36,13 @@ test('beyond the table: list, patch, nested resources, actions, singletons', () 
   assert.deepEqual(
     toolNames(
       ['get', '/pets'], ['patch', '/pets/{id}'], ['get', '/owners/{ownerId}/pets'], ['post', '/owners/{ownerId}/pets'],
-      ['post', '/pets/{id}/vaccinate'], ['put', '/repos/{owner}/{repo}/issues/{issue_number}/lock'], ['get', '/users/me'],
+      ['post', '/orders/{id}/cancel'], ['put', '/repos/{owner}/{repo}/issues/{issue_number}/lock'], ['get', '/users/me'],
       ['get', '/'], ['get', '/v1/{name}:cancel'],
     ),
-    ['list_pets', 'patch_pet', 'list_owner_pets', 'create_owner_pet', 'vaccinate_pet', 'update_repo_issue_lock', 'get_user_me', 'get_root', 'cancel'],
+    ['list_pets', 'patch_pet', 'list_owner_pets', 'create_owner_pet', 'cancel_order', 'update_repo_issue_lock', 'get_user_me', 'get_root', 'cancel'],
   );
   assert.deepEqual(toolNames(['post', '/repos/{owner}/{repo}/issues/{issue_number}/lock']), ['lock_repo_issue']);
+  assert.deepEqual(toolNames(['post', '/login'], ['post', '/orders/{id}/receipt'], ['post', '/pets/search']), ['login', 'create_order_receipt', 'search_pets']);
 });
 
 test('a prefix shared by every path and version segments are left out', () => {
@@ -84,7 +85,7 @@ test('a method name that HttpClient already has is qualified', () => {
 });
 
 test('parameter names: camelCase C# identifiers, keywords escaped, clashes qualified by location', () => {
-  const param = (name: string, location: Parameter['location']): Parameter => ({ name, location, required: false, type: STRING, facts: {}, explode: true });
+  const param = (name: string, location: Parameter['location']): Parameter => ({ name, location, required: false, type: STRING, facts: {}, style: 'form', explode: true });
   const m = model([op('post', '/items/{id}', {
     parameters: [param('id', 'path'), param('X-Request-Id', 'header'), param('page[size]', 'query'), param('$filter', 'query'), param('@odata.type', 'query'), param('class', 'query'), param('id', 'query'), param('body', 'query'), param('2fa', 'query')],
     body: { kind: 'json', mediaType: 'application/json', type: STRING, required: true },
@@ -96,7 +97,7 @@ test('parameter names: camelCase C# identifiers, keywords escaped, clashes quali
 test('type names: reserved and colliding names are changed, properties never repeat the type name', () => {
   const type = (name: string, props: string[]): ObjectType => ({
     id: `/components/schemas/${name}`, origin: { kind: 'component', name },
-    properties: props.map((jsonName) => ({ jsonName, type: STRING, required: false, facts: {} })),
+    properties: props.map((jsonName) => ({ jsonName, type: STRING, required: false, readOnly: false, facts: {} })),
   });
   const m = model([], [type('Task', []), type('pet', []), type('Pet', []), type('HttpClient', []), type('Result', ['result', 'Result', 'to_string', 'class'])]);
   const plan = planNames(m);

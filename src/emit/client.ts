@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ApiModel, Operation, ResponseKind, TypeRef } from '../model/types.js';
+import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../model/types.js';
 import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../names/plan.js';
 import { banner } from './banner.js';
 import { valueDescription } from './describe.js';
@@ -64,7 +64,16 @@ function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, sou
   return w.toString();
 }
 
+const QUERY_STYLES: Record<string, string> = { spaceDelimited: 'SpaceDelimited', pipeDelimited: 'PipeDelimited', deepObject: 'DeepObject' };
+
+/** The optional arguments of `Query(...)` that differ from the defaults (`form`, exploded). */
+function queryOptions(parameter: Parameter): string {
+  const style = QUERY_STYLES[parameter.style];
+  return (parameter.explode ? '' : ', explode: false') + (style ? `, style: ${FIXED_NAMES.queryStyle}.${style}` : '');
+}
+
 export function resultType(op: Operation, plan: NamePlan): string {
+  if (op.success.kind === 'binary') return FIXED_NAMES.file;
   if (op.success.kind === 'none' || !op.success.type) return 'JsonElement?';
   return csharpType(nonNullable(op.success.type), plan);
 }
@@ -97,7 +106,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   op.parameters.forEach((parameter, index) => {
     const name = names.parameters[index];
     if (!name) return;
-    if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${name}${parameter.explode ? '' : ', explode: false'})`);
+    if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${name}${queryOptions(parameter)})`);
     if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${name})`);
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
   });

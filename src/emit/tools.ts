@@ -80,8 +80,15 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('return result.Value switch');
   w.line('{');
   w.line('    null => JsonSerializer.Serialize(new { status = result.StatusCode }),');
-  w.line(`    byte[] { Length: <= ${MAX_INLINE_BINARY_BYTES} } bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, base64 = Convert.ToBase64String(bytes) }),`);
-  w.line('    byte[] bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, note = "binary content too large to return" }),');
+  w.line(`    ${FIXED_NAMES.file} file => JsonSerializer.Serialize(new`);
+  w.line('    {');
+  w.line('        status = result.StatusCode,');
+  w.line('        contentType = file.ContentType,');
+  w.line('        fileName = file.FileName,');
+  w.line('        length = file.Content.Length,');
+  w.line(`        base64 = file.Content.Length <= ${MAX_INLINE_BINARY_BYTES} ? Convert.ToBase64String(file.Content) : null,`);
+  w.line(`        note = file.Content.Length <= ${MAX_INLINE_BINARY_BYTES} ? null : "The content is over ${MAX_INLINE_BINARY_BYTES / 1024} KB and is not returned.",`);
+  w.line(`    }, ${FIXED_NAMES.json}.Options),`);
   w.line(`    var value => JsonSerializer.Serialize(value, ${FIXED_NAMES.json}.Options),`);
   w.line('};');
   w.close();

@@ -87,7 +87,7 @@ function buildOperation(
   for (const name of path.match(/\{[^}]+\}/g) ?? []) {
     const bare = name.slice(1, -1);
     if (!parameters.some((p) => p.location === 'path' && p.name === bare)) {
-      parameters.push({ name: bare, location: 'path', required: true, type: STRING, facts: {}, explode: false });
+      parameters.push({ name: bare, location: 'path', required: true, type: STRING, facts: {}, style: 'simple', explode: false });
     }
   }
   const body = requestBody(refs, schemas, node.requestBody, `${at}/requestBody`, at);
@@ -156,6 +156,7 @@ function buildParameter(
     required: location === 'path' || node.required === true,
     type,
     facts: { ...facts, ...(description !== undefined && { description }) },
+    style,
     explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
   };
 }

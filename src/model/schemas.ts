@@ -47,6 +47,14 @@ export class SchemaTypes {
     };
   }
 
+  /** `readOnly` on the property or its target: the server sets it, so a request never requires it. */
+  private isReadOnly(node: unknown, at: string): boolean {
+    if (!isObject(node)) return false;
+    if (node.readOnly === true) return true;
+    const target = isRef(node) ? this.refs.follow(node, at).value : undefined;
+    return isObject(target) && target.readOnly === true;
+  }
+
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
     if (!isObject(node)) return { kind: 'any', nullable: true };
     const existing = this.types.get(at);
@@ -111,7 +119,7 @@ export class SchemaTypes {
     this.collect(node, at, at, properties, required, seen, new Set());
     for (let i = 0; i < properties.length; i++) {
       const property = properties[i];
-      if (property && required.has(property.jsonName) && !property.required) properties[i] = { ...property, required: true };
+      if (property && required.has(property.jsonName) && !property.required && !property.readOnly) properties[i] = { ...property, required: true };
     }
     return { kind: 'object', id: at, nullable: isNull };
   }
@@ -134,6 +142,7 @@ export class SchemaTypes {
         jsonName: name,
         type: this.typeOf(schema, propertyAt, { kind: 'property', parent: owner, property: name }),
         required: false,
+        readOnly: this.isReadOnly(schema, propertyAt),
         facts: this.facts(schema, propertyAt),
       };
       const index = seen.get(name);

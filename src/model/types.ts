@@ -45,7 +45,9 @@ export interface ObjectType {
 export interface Property {
   readonly jsonName: string;
   readonly type: TypeRef;
+  /** Required by the schema and not `readOnly` (which requests never have to send). */
   readonly required: boolean;
+  readonly readOnly: boolean;
   readonly facts: SchemaFacts;
 }
 
@@ -57,7 +59,9 @@ export interface Parameter {
   readonly required: boolean;
   readonly type: TypeRef;
   readonly facts: SchemaFacts;
-  /** Arrays in a query: repeat the name (`explode`, the default) or join with commas. */
+  /** OpenAPI `style` (defaults applied: `form` for query and cookie, `simple` otherwise). */
+  readonly style: string;
+  /** Arrays and objects: one field per item (`explode`, the default for `form`) or joined. */
   readonly explode: boolean;
 }
 

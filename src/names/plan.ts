@@ -11,6 +11,8 @@ export const FIXED_NAMES = {
   request: 'ApiRequest',
   json: 'ApiJson',
   responseKind: 'ApiResponseKind',
+  queryStyle: 'ApiQueryStyle',
+  file: 'ApiFile',
   errorMessages: 'ApiErrorMessages',
   tools: 'McpTools',
 } as const;

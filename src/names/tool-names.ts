@@ -59,6 +59,17 @@ const isPlural = (ws: readonly string[]): boolean => {
   return last !== undefined && pluralize.isPlural(last) && pluralize.singular(last) !== last;
 };
 
+/** Last path words that name an action rather than a resource: `POST /orders/{id}/cancel` → cancel_order. */
+const ACTION_WORDS = new Set([
+  'activate', 'approve', 'archive', 'assign', 'authenticate', 'authorize', 'batch', 'calculate', 'cancel', 'check', 'clone',
+  'close', 'complete', 'confirm', 'convert', 'copy', 'deactivate', 'decline', 'decrypt', 'deploy', 'disable', 'download',
+  'enable', 'encrypt', 'estimate', 'execute', 'export', 'finalize', 'generate', 'import', 'invite', 'lock', 'login', 'logout',
+  'merge', 'move', 'pause', 'preview', 'publish', 'query', 'reboot', 'refresh', 'register', 'reject', 'reload', 'rename',
+  'render', 'reopen', 'reset', 'resend', 'restart', 'restore', 'resume', 'retry', 'revoke', 'rotate', 'run', 'scan', 'search',
+  'send', 'share', 'sign', 'start', 'stop', 'submit', 'subscribe', 'suspend', 'sync', 'test', 'transfer', 'trigger', 'unarchive',
+  'unlock', 'unpublish', 'unsubscribe', 'upload', 'validate', 'verify', 'void',
+]);
+
 const VERBS: Record<HttpMethod, string> = {
   get: 'get', post: 'create', put: 'update', patch: 'patch', delete: 'delete', head: 'head', options: 'options', trace: 'trace',
 };
@@ -74,7 +85,7 @@ export interface ToolNameParts {
 
 /**
  * The words of a tool name from method and path (SPEC 4.3): `GET /pets/{id}` → get pet,
- * `GET /owners/{id}/pets` → list owner pets, `POST /pets/{id}/vaccinate` → vaccinate pet.
+ * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order.
  */
 export function toolNameParts(method: HttpMethod, path: string, prefixLength: number): ToolNameParts {
   const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
@@ -92,9 +103,9 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
     return { verb: action.words, parents, target: target ? (target.item ? singular(target.words) : target.words) : [] };
   }
   if (!target) return { verb: [VERBS[method]], parents: [], target: isItem ? ['item'] : ['root'] };
-  const afterParam = tokens[tokens.length - 2]?.kind === 'param';
-  if (method === 'post' && !isItem && afterParam && !isPlural(target.words) && parents.length > 0) {
-    return { verb: target.words, parents: parents.slice(0, -1), target: parents[parents.length - 1] ?? [] };
+  if (method === 'post' && !isItem && ACTION_WORDS.has(target.words[target.words.length - 1] ?? '')) {
+    const acted = statics[statics.length - 1];
+    return { verb: target.words, parents: parents.slice(0, -1), target: acted ? (acted.item ? singular(acted.words) : acted.words) : [] };
   }
   if (isItem || method === 'post') return { verb: [VERBS[method]], parents, target: singular(target.words) };
   const verb = method === 'get' && isPlural(target.words) ? 'list' : VERBS[method];

@@ -62,24 +62,41 @@ public enum ApiResponseKind
     Json,
     /// <summary>A text body, returned as a string.</summary>
     Text,
-    /// <summary>Any other body, returned as bytes.</summary>
+    /// <summary>Any other body, returned as an <see cref="ApiFile"/>.</summary>
     Binary,
+}
+
+/// <summary>A binary response: its bytes, media type and file name (from Content-Disposition).</summary>
+public sealed record ApiFile(string? ContentType, string? FileName, byte[] Content);
+
+/// <summary>How an array or object query parameter is written (OpenAPI <c>style</c>).</summary>
+public enum ApiQueryStyle
+{
+    /// <summary><c>ids=1&amp;ids=2</c> (exploded) or <c>ids=1,2</c>; objects as <c>a=1&amp;b=2</c> or <c>obj=a,1,b,2</c>.</summary>
+    Form,
+    /// <summary><c>ids=1%202</c>.</summary>
+    SpaceDelimited,
+    /// <summary><c>ids=1|2</c>.</summary>
+    PipeDelimited,
+    /// <summary><c>obj[a]=1&amp;obj[b]=2</c>.</summary>
+    DeepObject,
 }
 
 /// <summary>JSON settings shared by the client and the tools.</summary>
 public static class ApiJson
 {
     /// <summary>
-    /// Web defaults, nulls left out when writing, and lenient reading: a response that omits a
-    /// required property still reads.
+    /// Exact property names (an API may have both <c>name</c> and <c>Name</c>), nulls left out when
+    /// writing, numbers read from strings too, and a response that omits a required property still reads.
     /// </summary>
     public static JsonSerializerOptions Options { get; } = CreateOptions();
 
     private static JsonSerializerOptions CreateOptions()
     {
-        var options = new JsonSerializerOptions(JsonSerializerDefaults.Web)
+        var options = new JsonSerializerOptions
         {
             DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+            NumberHandling = JsonNumberHandling.AllowReadingFromString,
             TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties } },
         };
         options.MakeReadOnly();
@@ -142,28 +159,76 @@ public sealed class ApiRequest
         return this;
     }
 
-    /// <summary>Adds a query parameter; arrays repeat the name (<paramref name="explode"/>) or join with commas.</summary>
-    public ApiRequest Query(string name, object? value, bool explode = true)
+    /// <summary>Adds a query parameter written in the given OpenAPI <paramref name="style"/>.</summary>
+    public ApiRequest Query(string name, object? value, bool explode = true, ApiQueryStyle style = ApiQueryStyle.Form)
     {
         if (value is null)
         {
             return this;
         }
-        if (value is IEnumerable items && value is not string && value is not byte[])
+        if (IsScalar(value))
         {
-            if (!explode)
-            {
-                query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Join(items)));
-                return this;
-            }
-            foreach (var item in items)
-            {
-                query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Format(item) ?? string.Empty));
-            }
+            AddQuery(name, Format(value));
             return this;
         }
-        query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(Format(value) ?? string.Empty));
+        var element = value is JsonElement json ? json : JsonSerializer.SerializeToElement(value, value.GetType(), ApiJson.Options);
+        switch (element.ValueKind)
+        {
+            case JsonValueKind.Array:
+                var items = new List<string>();
+                foreach (var item in element.EnumerateArray())
+                {
+                    items.Add(Format(item) ?? string.Empty);
+                }
+                if (style == ApiQueryStyle.Form && explode)
+                {
+                    items.ForEach(item => AddQuery(name, item));
+                }
+                else
+                {
+                    AddQuery(name, string.Join(style == ApiQueryStyle.SpaceDelimited ? " " : style == ApiQueryStyle.PipeDelimited ? "|" : ",", items));
+                }
+                break;
+            case JsonValueKind.Object:
+                var pairs = new List<string>();
+                foreach (var property in element.EnumerateObject())
+                {
+                    if (property.Value.ValueKind == JsonValueKind.Null)
+                    {
+                        continue;
+                    }
+                    if (style == ApiQueryStyle.DeepObject)
+                    {
+                        AddQuery($"{name}[{property.Name}]", Format(property.Value));
+                    }
+                    else if (explode)
+                    {
+                        AddQuery(property.Name, Format(property.Value));
+                    }
+                    else
+                    {
+                        pairs.Add(property.Name);
+                        pairs.Add(Format(property.Value) ?? string.Empty);
+                    }
+                }
+                if (pairs.Count > 0)
+                {
+                    AddQuery(name, string.Join(",", pairs));
+                }
+                break;
+            default:
+                AddQuery(name, Format(element));
+                break;
+        }
         return this;
+    }
+
+    private void AddQuery(string name, string? value)
+    {
+        if (value is not null)
+        {
+            query.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(value));
+        }
     }
 
     /// <summary>Adds a header; a value with a line break is refused and the request is not sent.</summary>
@@ -210,25 +275,107 @@ public sealed class ApiRequest
     {
         if (body is not null)
         {
-            content = new FormUrlEncodedContent(Fields(body));
+            var fields = new List<KeyValuePair<string, string>>();
+            foreach (var (name, value) in Members(body))
+            {
+                foreach (var item in Items(value))
+                {
+                    fields.Add(new KeyValuePair<string, string>(name, Format(item) ?? string.Empty));
+                }
+            }
+            content = new FormUrlEncodedContent(fields);
         }
         return this;
     }
 
-    /// <summary>Sends the top-level properties of the body as <c>multipart/form-data</c> parts.</summary>
+    /// <summary>Sends the top-level properties of the body as <c>multipart/form-data</c>; bytes and files become file parts.</summary>
     public ApiRequest MultipartBody<TBody>(TBody body)
     {
         if (body is not null)
         {
             var multipart = new MultipartFormDataContent();
-            foreach (var field in Fields(body))
+            foreach (var (name, value) in Members(body))
             {
-                multipart.Add(new StringContent(field.Value, Encoding.UTF8), field.Key);
+                foreach (var item in Items(value))
+                {
+                    multipart.Add(Part(item), name, item is ApiFile { FileName: { } fileName } ? fileName : name);
+                }
             }
             content = multipart;
         }
         return this;
     }
+
+    private static HttpContent Part(object? value)
+    {
+        switch (value)
+        {
+            case byte[] bytes:
+                var part = new ByteArrayContent(bytes);
+                part.Headers.ContentType = new MediaTypeHeaderValue("application/octet-stream");
+                return part;
+            case ApiFile file:
+                var filePart = new ByteArrayContent(file.Content);
+                filePart.Headers.ContentType = MediaTypeHeaderValue.TryParse(file.ContentType, out var type) ? type : new MediaTypeHeaderValue("application/octet-stream");
+                return filePart;
+            default:
+                return new StringContent(Format(value) ?? string.Empty, Encoding.UTF8);
+        }
+    }
+
+    /// <summary>The non-null top-level properties of a body, with their JSON names and .NET values.</summary>
+    private static IEnumerable<(string Name, object? Value)> Members(object body)
+    {
+        var info = ApiJson.Options.GetTypeInfo(body.GetType());
+        if (info.Kind == JsonTypeInfoKind.Object && body is not JsonElement)
+        {
+            foreach (var property in info.Properties)
+            {
+                if (property.Get?.Invoke(body) is { } value)
+                {
+                    yield return (property.Name, value);
+                }
+            }
+            yield break;
+        }
+        var element = body is JsonElement json ? json : JsonSerializer.SerializeToElement(body, body.GetType(), ApiJson.Options);
+        if (element.ValueKind == JsonValueKind.Object)
+        {
+            foreach (var property in element.EnumerateObject())
+            {
+                if (property.Value.ValueKind != JsonValueKind.Null)
+                {
+                    yield return (property.Name, property.Value);
+                }
+            }
+        }
+    }
+
+    /// <summary>The items of an array value (each sent as its own field), or the value itself.</summary>
+    private static IEnumerable<object?> Items(object? value)
+    {
+        if (value is JsonElement { ValueKind: JsonValueKind.Array } array)
+        {
+            foreach (var item in array.EnumerateArray())
+            {
+                yield return item;
+            }
+        }
+        else if (value is IEnumerable items && !IsScalar(value))
+        {
+            foreach (var item in items)
+            {
+                yield return item;
+            }
+        }
+        else
+        {
+            yield return value;
+        }
+    }
+
+    private static bool IsScalar(object value) =>
+        value is string or bool or byte[] or IFormattable or ApiFile || value is JsonElement { ValueKind: not (JsonValueKind.Array or JsonValueKind.Object) };
 
     /// <summary>Sends a text body.</summary>
     public ApiRequest TextBody(string? body, string mediaType)
@@ -263,8 +410,12 @@ public sealed class ApiRequest
         {
             return ApiResult<T>.Failure(new ApiError(null, $"{Display} was not sent: no base URL is configured for the API", null));
         }
-        var target = "./" + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty);
-        using var message = new HttpRequestMessage(Method, new Uri(target, UriKind.Relative)) { Content = content };
+        // The path and query are escaped here; Uri must not undo that (it would turn %2E%2E into a "..").
+        var baseUrl = httpClient.BaseAddress.AbsoluteUri;
+        var target = new Uri(
+            (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty),
+            new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
+        using var message = new HttpRequestMessage(Method, target) { Content = content };
         foreach (var header in headers)
         {
             if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
@@ -308,7 +459,9 @@ public sealed class ApiRequest
         {
             case ApiResponseKind.Binary:
                 var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken).ConfigureAwait(false);
-                return ApiResult<T>.Success(status, bytes is T value ? value : default);
+                var headers = response.Content.Headers;
+                var file = new ApiFile(headers.ContentType?.ToString(), headers.ContentDisposition?.FileNameStar ?? headers.ContentDisposition?.FileName?.Trim('"'), bytes);
+                return ApiResult<T>.Success(status, file is T value ? value : default);
             case ApiResponseKind.Text:
                 var text = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
                 return ApiResult<T>.Success(status, text is T textValue ? textValue : default);
@@ -345,31 +498,6 @@ public sealed class ApiRequest
 
     private static string MediaTypeOrJson(string mediaType) =>
         MediaTypeHeaderValue.TryParse(mediaType, out var parsed) && parsed.MediaType is { } type && !type.Contains('*') ? type : "application/json";
-
-    private static IEnumerable<KeyValuePair<string, string>> Fields<TBody>(TBody body)
-    {
-        var element = JsonSerializer.SerializeToElement(body, ApiJson.Options);
-        if (element.ValueKind != JsonValueKind.Object)
-        {
-            yield break;
-        }
-        foreach (var property in element.EnumerateObject())
-        {
-            if (property.Value.ValueKind == JsonValueKind.Null)
-            {
-                continue;
-            }
-            if (property.Value.ValueKind == JsonValueKind.Array)
-            {
-                foreach (var item in property.Value.EnumerateArray())
-                {
-                    yield return new KeyValuePair<string, string>(property.Name, Format(item) ?? string.Empty);
-                }
-                continue;
-            }
-            yield return new KeyValuePair<string, string>(property.Name, Format(property.Value) ?? string.Empty);
-        }
-    }
 
     private static string Join(IEnumerable items)
     {

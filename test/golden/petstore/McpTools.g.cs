@@ -103,8 +103,15 @@ public static partial class McpTools
         return result.Value switch
         {
             null => JsonSerializer.Serialize(new { status = result.StatusCode }),
-            byte[] { Length: <= 65536 } bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, base64 = Convert.ToBase64String(bytes) }),
-            byte[] bytes => JsonSerializer.Serialize(new { status = result.StatusCode, length = bytes.Length, note = "binary content too large to return" }),
+            ApiFile file => JsonSerializer.Serialize(new
+            {
+                status = result.StatusCode,
+                contentType = file.ContentType,
+                fileName = file.FileName,
+                length = file.Content.Length,
+                base64 = file.Content.Length <= 65536 ? Convert.ToBase64String(file.Content) : null,
+                note = file.Content.Length <= 65536 ? null : "The content is over 64 KB and is not returned.",
+            }, ApiJson.Options),
             var value => JsonSerializer.Serialize(value, ApiJson.Options),
         };
     }

@@ -1,0 +1,117 @@
+/**
+ * The shapes real APIs use, end to end: query styles, cookies, headers, JSON/form/multipart/text
+ * bodies, binary/text/primitive/204 responses, allOf, oneOf, recursion, names that clash with C#.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { runCli } from '../src/index.js';
+import { callText, connect, dotnetBuild, readMcpEntry } from '../examples/harness.js';
+import { startKitchenSinkApi, type KitchenSinkApi } from './fixtures/kitchen-sink-api.js';
+import { REPO } from './support/golden.js';
+
+type Schema = { type?: unknown; items?: Schema; properties?: Record<string, Schema>; additionalProperties?: unknown; oneOf?: unknown; anyOf?: unknown; allOf?: unknown };
+
+/** Paths of array schemas without `items`. */
+function arraysWithoutItems(schema: Schema, at: string): string[] {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const here = types.includes('array') && !schema.items ? [at] : [];
+  const nested = Object.entries(schema.properties ?? {}).flatMap(([k, v]) => arraysWithoutItems(v, `${at}.${k}`));
+  return [...here, ...nested, ...(schema.items ? arraysWithoutItems(schema.items, `${at}[]`) : [])];
+}
+
+describe('kitchen-sink API through the generated MCP server', () => {
+  let directory = '';
+  let api: KitchenSinkApi;
+  let client: Client;
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'omd-sink-'));
+    const spec = join(REPO, 'test/fixtures/kitchen-sink.yaml');
+    assert.equal(await runCli(['init', '--openapi-url', spec, '--server-name', 'Sink', '--output-dir', directory], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    const build = await dotnetBuild(directory);
+    assert.ok(build.ok, build.output);
+    assert.equal(build.warnings, 0, build.output);
+    api = await startKitchenSinkApi();
+    client = await connect((await readMcpEntry(directory)).entry, { SINK_BASE_URL: api.url });
+  });
+
+  after(async () => {
+    await client?.close();
+    await api?.close();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  const last = (): KitchenSinkApi['requests'][number] => api.requests.at(-1)!;
+
+  test('tool input schemas: no top-level unions, every array has items, keyword and odd names usable', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), [
+      'list_items', 'create_item', 'get_item', 'delete_item', 'update_item_photo', 'get_item_photo', 'get_item_note',
+      'update_item_note', 'login', 'create_shape', 'get_count', 'get_tree', 'get_task',
+    ]);
+    for (const tool of tools) {
+      const schema = tool.inputSchema as Schema;
+      assert.equal(schema.type, 'object', tool.name);
+      assert.ok(!schema.oneOf && !schema.anyOf && !schema.allOf, tool.name);
+      assert.deepEqual(arraysWithoutItems(schema, tool.name), []);
+    }
+    const list = tools.find((t) => t.name === 'list_items')!;
+    assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}), ['tags', 'ids', 'filter', 'sort', 'class', 'pageSize', 'xTrace', 'session']);
+    assert.match(String((list.inputSchema.properties?.sort as { description?: string }).description), /Allowed values: \+name, -name, "". Default: \+name\./);
+    const get = tools.find((t) => t.name === 'get_item')!;
+    assert.deepEqual(Object.keys(get.inputSchema.properties ?? {}), ['id', 'idQuery']);
+    assert.deepEqual(get.inputSchema.required, ['id']);
+  });
+
+  test('query arrays (exploded and joined), deepObject, keywords, headers and cookies', async () => {
+    const answer = await callText(client, 'list_items', {
+      tags: ['a', 'b c'], ids: [1, 2], filter: { color: 'red', size: 2 }, sort: '-name', class: 'x', pageSize: 5, xTrace: 't-1', session: 's=1',
+    });
+    assert.deepEqual(JSON.parse(answer), [{ id: 'i1', name: 'Lamp', kind: 'item', owner: { name: 'Ada' } }]);
+    assert.equal(last().url, '/v1/items?tags=a&tags=b%20c&ids=1%2C2&filter%5Bcolor%5D=red&filter%5Bsize%5D=2&sort=-name&class=x&page%5Bsize%5D=5');
+    assert.equal(last().headers['x-trace'], 't-1');
+    assert.equal(last().headers.cookie, 'session=s%3D1');
+  });
+
+  test('allOf body with nested inline objects, maps, const and $ref siblings', async () => {
+    const item = { name: 'Lamp', price: 9.5, tags: ['x'], meta: { a: 'b' }, dimensions: { width: 1.5 }, owner: { name: 'Ada' }, level: 2 };
+    const created = JSON.parse(await callText(client, 'create_item', { body: item }));
+    assert.deepEqual(JSON.parse(last().body.toString('utf8')), item);
+    assert.equal(last().headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(created, { ...item, id: 'i2', created: '2024-05-06T07:08:09+00:00' });
+  });
+
+  test('path values are escaped into one segment; 204 gives a status', async () => {
+    assert.deepEqual(JSON.parse(await callText(client, 'get_item', { id: 'a/b?c#d', idQuery: 'q' })), { id: 'a/b?c#d', name: 'Lamp' });
+    assert.equal(last().url, '/v1/items/a%2Fb%3Fc%23d?id=q');
+    assert.equal(await callText(client, 'delete_item', { id: '..' }), '{"status":204}');
+    assert.equal(last().url, '/v1/items/%2E%2E');
+  });
+
+  test('multipart upload with a file, binary download, text in and out', async () => {
+    const upload = await callText(client, 'update_item_photo', { id: '1', body: { file: Buffer.from('hello').toString('base64'), caption: 'hi' } });
+    assert.deepEqual(JSON.parse(upload), { size: 5, caption: 'hi' });
+    assert.match(String(last().headers['content-type']), /^multipart\/form-data; boundary=/);
+    assert.deepEqual(JSON.parse(await callText(client, 'get_item_photo', { id: '1' })), {
+      status: 200, contentType: 'image/png', fileName: 'photo.png', length: 4, base64: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'),
+    });
+    assert.equal(await callText(client, 'get_item_note', { id: '1' }), JSON.stringify('a note\nwith two lines'));
+    assert.equal(await callText(client, 'update_item_note', { id: '1', body: 'new note' }), '{"status":204}');
+    assert.equal(last().body.toString('utf8'), 'new note');
+    assert.match(String(last().headers['content-type']), /^text\/plain/);
+  });
+
+  test('form bodies, oneOf bodies, primitive and recursive responses, names that clash with C#', async () => {
+    assert.deepEqual(JSON.parse(await callText(client, 'login', { body: { user: 'u', password: 'p w', scopes: ['a', 'b'] } })), { token: 'tok-u' });
+    assert.equal(last().body.toString('utf8'), 'user=u&password=p+w&scopes=a&scopes=b');
+    assert.equal(Number(await callText(client, 'create_shape', { body: { kind: 'square', side: 3 } })), 9);
+    assert.deepEqual(JSON.parse(last().body.toString('utf8')), { kind: 'square', side: 3 });
+    assert.equal(await callText(client, 'get_count'), '42');
+    assert.deepEqual(JSON.parse(await callText(client, 'get_tree')), { name: 'root', children: [{ name: 'leaf', children: [] }] });
+    assert.deepEqual(JSON.parse(await callText(client, 'get_task', { task: 'T1' })), { Task: 'named like its class', class: 'c', 'x-y': 'xy', '2nd': 'second', name: 'lower', Name: 'upper', ToString: 'ts' });
+  });
+});
