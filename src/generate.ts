@@ -12,30 +12,31 @@ import { detectFramework } from './dotnet.js';
 
 export type { GeneratedFile };
 
-/** A spec taken through load → model → names: what every emitter reads. */
+/** A spec taken through load → model: what the naming plan and the emitters read. */
 export interface PreparedApi {
   readonly spec: LoadedSpec;
   readonly model: ApiModel;
-  readonly plan: NamePlan;
   readonly warnings: readonly Diagnostic[];
 }
 
-/** Loads a spec (path or URL), builds the model and plans every name. */
+/** Loads a spec (path or URL) and builds the model. */
 export async function prepare(input: string): Promise<PreparedApi> {
   const spec = await loadSpec(input);
   const { model, warnings } = buildModel(spec);
-  return { spec, model, plan: planNames(model), warnings };
+  return { spec, model, warnings };
 }
 
 /** The companion client: files relative to its output directory. */
-export function generateClient(api: PreparedApi, options: { namespace: string }): GeneratedFile[] {
+export function generateClient(api: PreparedApi, options: { namespace: string; plan?: NamePlan }): GeneratedFile[] {
   checkNamespace(options.namespace, '--namespace');
-  return emitClient(api.model, api.plan, options.namespace);
+  return emitClient(api.model, options.plan ?? planNames(api.model, options.namespace), options.namespace);
 }
 
 export interface ToolsOptions {
   readonly namespace: string;
   readonly clientNamespace: string;
+  /** The plan the client was generated with; made from `clientNamespace` when absent (the same one). */
+  readonly plan?: NamePlan;
   /** Keep only operations with one of these tags (case-insensitive); all operations when empty. */
   readonly tags?: readonly string[];
 }
@@ -45,7 +46,8 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   checkNamespace(options.namespace, '--namespace');
   checkNamespace(options.clientNamespace, '--ext-namespace');
   const operations = selectOperations(api.model, options.tags ?? []);
-  return { content: emitTools(api.model, api.plan, operations, options.namespace, options.clientNamespace), operations };
+  const plan = options.plan ?? planNames(api.model, options.clientNamespace);
+  return { content: emitTools(api.model, plan, operations, options.namespace, options.clientNamespace), operations };
 }
 
 /** Operations carrying one of `tags` (trimmed, case-insensitive); every operation when `tags` is empty. */
@@ -92,7 +94,8 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   checkServerName(options.serverName);
   const namespace = projectName(options.serverName);
   const clientNamespace = `${namespace}.Client`;
-  const tools = generateTools(api, { namespace, clientNamespace, tags: options.tags ?? [] });
+  const plan = planNames(api.model, clientNamespace);
+  const tools = generateTools(api, { namespace, clientNamespace, plan, tags: options.tags ?? [] });
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, serverVersion: api.model.version,
     ...(options.framework !== undefined && { framework: options.framework }),
@@ -100,7 +103,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const files = [
     ...host,
     { path: 'McpTools.g.cs', content: tools.content },
-    ...generateClient(api, { namespace: clientNamespace }).map((f) => ({ ...f, path: `Client/${f.path}` })),
+    ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, resolve(options.outputDir)) },
   ];
   return { files, operations: tools.operations, namespace };

@@ -31,9 +31,9 @@ export function serverKey(serverName: string): string {
 }
 
 /** The environment variables the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string } {
   const prefix = environmentPrefix(serverName);
-  return { baseUrl: `${prefix}_BASE_URL`, timeout: `${prefix}_TIMEOUT_SECONDS` };
+  return { baseUrl: `${prefix}_BASE_URL`, timeout: `${prefix}_TIMEOUT_SECONDS`, maxResultLength: `${prefix}_MAX_RESULT_LENGTH` };
 }
 
 /** The console project that hosts the tools over stdio (SPEC 4.4). */
@@ -72,9 +72,10 @@ function emitProgram(options: HostOptions): string {
   const env = environmentVariables(options.serverName);
   const w = new CSharpWriter();
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
-  const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', options.namespace];
-  if (options.clientNamespace !== options.namespace) usings.push(options.clientNamespace);
+  const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol'];
   for (const using of usings) w.line(`using ${using};`);
+  const tools = `global::${options.namespace}.${FIXED_NAMES.tools}`;
+  const client = `global::${options.clientNamespace}.${FIXED_NAMES.clientClass}`;
   w.line();
   w.line('var builder = Host.CreateApplicationBuilder(args);');
   w.line();
@@ -85,9 +86,10 @@ function emitProgram(options: HostOptions): string {
   w.line();
   w.line(`// Settings come from environment variables or appsettings.json (see README.md).`);
   w.line(`var baseUrl = builder.Configuration[${stringLiteral(env.baseUrl)}];`);
-  w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = ${FIXED_NAMES.clientClass}.DefaultBaseUrl;`);
+  w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = ${client}.DefaultBaseUrl;`);
   w.line(`var timeout = TimeSpan.FromSeconds(builder.Configuration.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
   w.line('Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);');
+  w.line(`${tools}.MaxResultLength = builder.Configuration.GetValue(${stringLiteral(env.maxResultLength)}, ${tools}.MaxResultLength);`);
   w.line();
   w.line('builder.Services.AddHttpClient();');
   w.line('builder.Services.ConfigureHttpClientDefaults(http => http.ConfigureHttpClient(client =>');
@@ -99,7 +101,7 @@ function emitProgram(options: HostOptions): string {
   w.line('builder.Services');
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
-  w.line(`    .WithToolsFromAssembly(typeof(${FIXED_NAMES.tools}).Assembly);`);
+  w.line(`    .WithToolsFromAssembly(typeof(${tools}).Assembly);`);
   w.line();
   w.line('var app = builder.Build();');
   w.open('if (baseAddress is null)');

@@ -5,6 +5,9 @@ import { toolDescription } from './describe.js';
 import { methodParameters } from './signature.js';
 import { CSharpWriter, stringLiteral } from './writer.js';
 
+/** Default longest tool answer, in characters (about 25,000 tokens). */
+export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
+
 /** Largest binary response returned inline (base64) by a tool. */
 const MAX_INLINE_BINARY_BYTES = 64 * 1024;
 
@@ -25,9 +28,12 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
   w.line();
   const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
-  if (clientNamespace !== namespace) usings.push(clientNamespace);
   for (const using of usings) w.line(`using ${using};`);
   w.line().line(`namespace ${namespace};`).line();
+  if (clientNamespace !== namespace) {
+    // Inside the namespace, so the client's types win over framework types of the same name.
+    w.line(`using ${clientNamespace};`).line();
+  }
   w.doc('summary', `MCP tools for ${model.title}. Each returns the JSON of the API's answer, or "Error: …" when the call fails.`);
   w.line('[McpServerToolType]');
   w.open(`public static partial class ${FIXED_NAMES.tools}`);
@@ -60,6 +66,9 @@ function emitTool(w: CSharpWriter, op: Operation, plan: NamePlan): void {
 }
 
 function emitRunAsync(w: CSharpWriter): void {
+  w.doc('summary', 'Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.');
+  w.line(`public static int MaxResultLength { get; set; } = ${DEFAULT_MAX_RESULT_LENGTH};`);
+  w.line();
   w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer. Only cancellation escapes.');
   w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call)`);
   w.line(`${FIXED_NAMES.result}<T> result;`);
@@ -77,7 +86,7 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('return "Error: " + result.Error;');
   w.close();
   w.line();
-  w.line('return result.Value switch');
+  w.line('var json = result.Value switch');
   w.line('{');
   w.line('    null => JsonSerializer.Serialize(new { status = result.StatusCode }),');
   w.line(`    ${FIXED_NAMES.file} file => JsonSerializer.Serialize(new`);
@@ -91,5 +100,8 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line(`    }, ${FIXED_NAMES.json}.Options),`);
   w.line(`    var value => JsonSerializer.Serialize(value, ${FIXED_NAMES.json}.Options),`);
   w.line('};');
+  w.line('return json.Length <= MaxResultLength');
+  w.line('    ? json');
+  w.line('    : json[..MaxResultLength] + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
   w.close();
 }

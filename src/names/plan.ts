@@ -17,18 +17,34 @@ export const FIXED_NAMES = {
   tools: 'McpTools',
 } as const;
 
-/** Type names a spec schema may not take: ours, and the framework types the generated code uses unqualified. */
+/**
+ * Type names a spec schema may not take: ours, and every framework type the generated code names
+ * without its namespace (a schema called `DateTime` would otherwise capture those references).
+ */
 const RESERVED_TYPE_NAMES = new Set<string>([
   ...Object.values(FIXED_NAMES), 'Program',
-  'System', 'Task', 'ValueTask', 'HttpClient', 'HttpMethod', 'HttpContent', 'HttpRequestMessage', 'HttpResponseMessage',
-  'CancellationToken', 'JsonElement', 'JsonSerializer', 'JsonSerializerOptions', 'JsonPropertyName', 'JsonPropertyNameAttribute',
-  'IReadOnlyList', 'IReadOnlyDictionary', 'List', 'Dictionary', 'DateTimeOffset', 'DateOnly', 'Guid', 'Uri', 'String',
-  'Object', 'Attribute', 'Exception', 'Description', 'DescriptionAttribute', 'McpServerTool', 'McpServerToolType',
-  'McpServerToolAttribute', 'McpServerToolTypeAttribute', 'Math', 'Convert', 'Encoding', 'Stream', 'Func', 'Action',
+  // System
+  'System', 'Object', 'String', 'Attribute', 'Exception', 'OperationCanceledException', 'InvalidOperationException',
+  'Func', 'Action', 'Math', 'Convert', 'Uri', 'UriKind', 'UriCreationOptions', 'DateTime', 'DateTimeOffset', 'DateOnly',
+  'TimeSpan', 'Guid', 'IFormattable', 'StringComparison', 'Version', 'Type', 'Nullable', 'Enum', 'Array',
+  // collections, text, globalization, threading
+  'IEnumerable', 'IReadOnlyList', 'IReadOnlyDictionary', 'List', 'Dictionary', 'KeyValuePair', 'StringBuilder', 'Encoding',
+  'CultureInfo', 'Task', 'ValueTask', 'CancellationToken',
+  // HTTP
+  'HttpClient', 'HttpMethod', 'HttpContent', 'HttpRequestMessage', 'HttpResponseMessage', 'HttpRequestException',
+  'HttpCompletionOption', 'StringContent', 'ByteArrayContent', 'FormUrlEncodedContent', 'MultipartFormDataContent',
+  'MediaTypeHeaderValue',
+  // JSON
+  'JsonElement', 'JsonDocument', 'JsonValueKind', 'JsonException', 'JsonSerializer', 'JsonSerializerOptions',
+  'JsonSerializerDefaults', 'JsonIgnoreCondition', 'JsonNumberHandling', 'JsonPropertyName', 'JsonPropertyNameAttribute',
+  'JsonTypeInfo', 'JsonTypeInfoKind', 'DefaultJsonTypeInfoResolver',
+  // attributes and MCP
+  'Description', 'DescriptionAttribute', 'Obsolete', 'ObsoleteAttribute', 'McpServerTool', 'McpServerToolType',
+  'McpServerToolAttribute', 'McpServerToolTypeAttribute',
 ]);
 
 /** Members every record or class already has. */
-const RESERVED_MEMBER_NAMES = new Set(['RunAsync', 'Equals', 'GetHashCode', 'ToString', 'GetType', 'MemberwiseClone', 'Finalize', 'EqualityContract', 'Deconstruct', 'PrintMembers', 'ReferenceEquals']);
+const RESERVED_MEMBER_NAMES = new Set(['RunAsync', 'MaxResultLength', 'Clone', 'Equals', 'GetHashCode', 'ToString', 'GetType', 'MemberwiseClone', 'Finalize', 'EqualityContract', 'Deconstruct', 'PrintMembers', 'ReferenceEquals']);
 
 /** HttpClient's own methods: an extension method with one of these names could be shadowed. */
 const HTTP_CLIENT_MEMBERS = new Set(['GetAsync', 'PostAsync', 'PutAsync', 'PatchAsync', 'DeleteAsync', 'SendAsync', 'Send', 'GetStringAsync', 'GetByteArrayAsync', 'GetStreamAsync', 'CancelPendingRequests', 'Dispose']);
@@ -65,9 +81,13 @@ export interface NamePlan {
   readonly types: ReadonlyMap<string, TypeNames>;
 }
 
-export function planNames(model: ApiModel): NamePlan {
+/**
+ * Plans every name. `clientNamespace` matters: a type may not be named like one of its segments
+ * (`Client` in `Petstore.Client` would read as the namespace from `Petstore`).
+ */
+export function planNames(model: ApiModel, clientNamespace = ''): NamePlan {
   const operations = planOperations(model.operations);
-  const types = planTypes(model, operations);
+  const types = planTypes(model, operations, clientNamespace.split('.').filter((s) => s !== ''));
   return { operations, types };
 }
 
@@ -119,8 +139,9 @@ function planParameters(op: Operation): string[] {
   });
 }
 
-function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNames>): Map<string, TypeNames> {
-  const taken = new Set(RESERVED_TYPE_NAMES);
+function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNames>, namespaceSegments: readonly string[]): Map<string, TypeNames> {
+  const reserved = new Set([...RESERVED_TYPE_NAMES, ...namespaceSegments]);
+  const taken = new Set(reserved);
   const names = new Map<string, string>();
   const nameOf = (type: ObjectType): string => {
     const origin = type.origin;
@@ -136,7 +157,7 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
   };
   const assign = (type: ObjectType): void => {
     let wanted = nameOf(type);
-    if (RESERVED_TYPE_NAMES.has(wanted)) wanted += 'Model';
+    if (reserved.has(wanted)) wanted += 'Model';
     names.set(type.id, unique(wanted, taken));
   };
   const all = [...model.types.values()];

@@ -12,9 +12,10 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using ModelContextProtocol.Server;
-using Petstore.Client;
 
 namespace Petstore;
+
+using Petstore.Client;
 
 /// <summary>MCP tools for Petstore. Each returns the JSON of the API's answer, or "Error: …" when the call fails.</summary>
 [McpServerToolType]
@@ -78,6 +79,9 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.ListOwnerPetsAsync(httpClient, ownerId, cancellationToken)).ConfigureAwait(false);
 
+    /// <summary>Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.</summary>
+    public static int MaxResultLength { get; set; } = 100000;
+
     /// <summary>Runs a client call and turns its result into the tool's answer. Only cancellation escapes.</summary>
     private static async Task<string> RunAsync<T>(Func<Task<ApiResult<T>>> call)
     {
@@ -100,7 +104,7 @@ public static partial class McpTools
             return "Error: " + result.Error;
         }
 
-        return result.Value switch
+        var json = result.Value switch
         {
             null => JsonSerializer.Serialize(new { status = result.StatusCode }),
             ApiFile file => JsonSerializer.Serialize(new
@@ -114,5 +118,9 @@ public static partial class McpTools
             }, ApiJson.Options),
             var value => JsonSerializer.Serialize(value, ApiJson.Options),
         };
+        return json.Length <= MaxResultLength
+            ? json
+            : json[..MaxResultLength] + $"
+[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
     }
 }

@@ -10,8 +10,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using ModelContextProtocol.Protocol;
-using Petstore;
-using Petstore.Client;
 
 var builder = Host.CreateApplicationBuilder(args);
 
@@ -22,9 +20,10 @@ builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
 
 // Settings come from environment variables or appsettings.json (see README.md).
 var baseUrl = builder.Configuration["PETSTORE_BASE_URL"];
-if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = ApiClient.DefaultBaseUrl;
+if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = global::Petstore.Client.ApiClient.DefaultBaseUrl;
 var timeout = TimeSpan.FromSeconds(builder.Configuration.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
 Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);
+global::Petstore.McpTools.MaxResultLength = builder.Configuration.GetValue("PETSTORE_MAX_RESULT_LENGTH", global::Petstore.McpTools.MaxResultLength);
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http => http.ConfigureHttpClient(client =>
@@ -36,7 +35,7 @@ builder.Services.ConfigureHttpClientDefaults(http => http.ConfigureHttpClient(cl
 builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
-    .WithToolsFromAssembly(typeof(McpTools).Assembly);
+    .WithToolsFromAssembly(typeof(global::Petstore.McpTools).Assembly);
 
 var app = builder.Build();
 if (baseAddress is null)
