@@ -102,6 +102,6 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('};');
   w.line('return json.Length <= MaxResultLength');
   w.line('    ? json');
-  w.line('    : json[..MaxResultLength] + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
+  w.line('    : json[..MaxResultLength] + $"\\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
   w.close();
 }

@@ -120,7 +120,6 @@ public static partial class McpTools
         };
         return json.Length <= MaxResultLength
             ? json
-            : json[..MaxResultLength] + $"
-[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
+            : json[..MaxResultLength] + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
     }
 }
