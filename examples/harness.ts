@@ -50,8 +50,17 @@ export async function connect(entry: ServerEntry, env: Record<string, string>): 
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
   });
+  // Keep reading the server's log so that a full pipe never blocks it; the tail helps when a test fails.
+  let log = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString('utf8')).slice(-20_000);
+  });
   const client = new Client({ name: 'openapi-mcp-dotnet-harness', version: '1.0.0' });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`cannot connect to ${entry.command} ${entry.args.join(' ')}: ${String(error)}\n${log}`);
+  }
   return client;
 }
 

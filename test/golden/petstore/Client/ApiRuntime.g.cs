@@ -450,9 +450,13 @@ public sealed class ApiRequest
         {
             return ApiResult<T>.Failure(new ApiError(null, $"{Display} timed out after {httpClient.Timeout.TotalSeconds.ToString("0.#", CultureInfo.InvariantCulture)} s", null));
         }
-        catch (HttpRequestException exception)
+        catch (HttpRequestException exception) when (exception.StatusCode is null && exception.HttpRequestError is HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError or HttpRequestError.SecureConnectionError or HttpRequestError.ProxyTunnelError)
         {
             return ApiResult<T>.Failure(new ApiError(null, $"{Display} could not reach the API at {httpClient.BaseAddress}: {ApiErrorMessages.Reason(exception)}", null));
+        }
+        catch (Exception exception) when (exception is HttpRequestException or System.IO.IOException)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} failed before a complete response arrived: {ApiErrorMessages.Reason(exception)}", null));
         }
     }
 
