@@ -42,6 +42,13 @@ export async function readMcpEntry(directory: string): Promise<{ key: string; en
   return { key, entry };
 }
 
+const logs = new WeakMap<Client, () => string>();
+
+/** The last 20 KB the server wrote to stderr (its log). */
+export function serverLog(client: Client): string {
+  return logs.get(client)?.() ?? '';
+}
+
 /** Starts the server the way an MCP client does and connects to it over stdio. */
 export async function connect(entry: ServerEntry, env: Record<string, string>): Promise<Client> {
   const transport = new StdioClientTransport({
@@ -56,6 +63,7 @@ export async function connect(entry: ServerEntry, env: Record<string, string>): 
     log = (log + chunk.toString('utf8')).slice(-20_000);
   });
   const client = new Client({ name: 'openapi-mcp-dotnet-harness', version: '1.0.0' });
+  logs.set(client, () => log);
   try {
     await client.connect(transport);
   } catch (error) {

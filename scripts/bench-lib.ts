@@ -50,7 +50,7 @@ export function ms(value: number, digits = 2): string {
 }
 
 export function mb(kilobytes: number): string {
-  return Number.isFinite(kilobytes) ? `${Math.round(kilobytes / 1024)} MB` : '—';
+  return Number.isFinite(kilobytes) ? `${Math.round(kilobytes / 1024).toLocaleString("en-US")} MB` : "—";
 }
 
 export function int(value: number): string {

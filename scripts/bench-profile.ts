@@ -28,6 +28,19 @@ export interface ProfileSummary {
   readonly self: ProfileEntry[];
   /** Most inclusive time, functions of the generator (dist/src) only. */
   readonly inclusive: ProfileEntry[];
+  /** Self time by area: src/load, src/model, …, each dependency, node internals, GC. */
+  readonly areas: ProfileEntry[];
+}
+
+function area(frame: ProfileNode['callFrame']): string {
+  if (frame.functionName === '(garbage collector)') return 'GC';
+  const url = frame.url;
+  const own = /\/dist\/src\/(?:([^/]+)\/)?[^/]*\.js$/.exec(url);
+  if (own) return own[1] ? `src/${own[1]}` : 'src/*.ts';
+  const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return `dependency ${pkg[1]}`;
+  if (url.startsWith('node:')) return 'node internals (module loading, fs, …)';
+  return 'other (native, JSON.parse, program)';
 }
 
 /** `name (src/model/schemas.ts)`, `name (yaml)`, `name (node:internal/…)`. */
@@ -57,6 +70,7 @@ export function summarizeProfile(file: string, top = 8): ProfileSummary {
   });
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
+  const areas = new Map<string, number>();
   let gc = 0;
   for (const [id, time] of perNode) {
     const node = byId.get(id);
@@ -64,6 +78,7 @@ export function summarizeProfile(file: string, top = 8): ProfileSummary {
     const own = label(node.callFrame);
     if (node.callFrame.functionName === '(garbage collector)') gc += time;
     if (node.callFrame.functionName !== '(idle)' && node.callFrame.functionName !== '(program)') self.set(own, (self.get(own) ?? 0) + time);
+    if (node.callFrame.functionName !== '(idle)') areas.set(area(node.callFrame), (areas.get(area(node.callFrame)) ?? 0) + time);
     const seen = new Set<string>();
     for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
       const frame = byId.get(current)?.callFrame;
@@ -76,5 +91,5 @@ export function summarizeProfile(file: string, top = 8): ProfileSummary {
   }
   const best = (map: Map<string, number>): ProfileEntry[] =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, milliseconds: us / 1000 }));
-  return { totalMs: total / 1000, gcMs: gc / 1000, self: best(self), inclusive: best(inclusive) };
+  return { totalMs: total / 1000, gcMs: gc / 1000, self: best(self), inclusive: best(inclusive), areas: best(areas) };
 }

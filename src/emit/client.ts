@@ -14,14 +14,20 @@ export interface GeneratedFile {
   readonly content: string;
 }
 
-const RUNTIME_TEMPLATE = new URL('../../../src/emit/csharp/ApiRuntime.cs', import.meta.url);
+const TEMPLATES = new URL('../../../src/emit/csharp/', import.meta.url);
+
+/** A C# file of the runtime, shipped as a real file, in the client's namespace. */
+function template(name: string, namespace: string, source: string): GeneratedFile {
+  return { path: `${name}.g.cs`, content: banner(source) + readFileSync(new URL(`${name}.cs`, TEMPLATES), 'utf8').replace('__NAMESPACE__', namespace) };
+}
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
   const source = `${model.title} ${model.version}`.trim();
   return [
     { path: `${FIXED_NAMES.clientClass}.g.cs`, content: emitClientClass(model, plan, namespace, source) },
-    { path: 'ApiRuntime.g.cs', content: banner(source) + readFileSync(RUNTIME_TEMPLATE, 'utf8').replace('__NAMESPACE__', namespace) },
+    ...(model.securitySchemes.length > 0 ? [template('ApiCredentials', namespace, source)] : []),
+    template('ApiRuntime', namespace, source),
     { path: 'Models.g.cs', content: emitModels(model, plan, namespace, source) },
   ];
 }
@@ -110,6 +116,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
     if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${name})`);
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
   });
+  if (op.security) chain.push(`.Security(${op.security.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})`);
   if (op.body) {
     const media = stringLiteral(op.body.mediaType);
     const call = { json: `.JsonBody(body, ${media})`, form: '.FormBody(body)', multipart: '.MultipartBody(body)', text: `.TextBody(body, ${media})`, binary: `.BinaryBody(body, ${media})` }[op.body.kind];
@@ -140,5 +147,6 @@ export function pathPieces(path: string): PathPiece[] {
 }
 
 function escapeLiteral(text: string): string {
-  return encodeURI(text).replace(/[?#]/g, (c) => encodeURIComponent(c)).replace(/%25([0-9A-Fa-f]{2})/g, '%$1');
+  const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return encodeURI(wellFormed).replace(/[?#]/g, (c) => encodeURIComponent(c)).replace(/%25([0-9A-Fa-f]{2})/g, '%$1');
 }

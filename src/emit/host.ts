@@ -2,6 +2,8 @@ import { stringLiteral, CSharpWriter } from './writer.js';
 import { banner } from './banner.js';
 import { FIXED_NAMES } from '../names/plan.js';
 import type { GeneratedFile } from './client.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
+import type { SecurityScheme } from '../model/types.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -17,23 +19,13 @@ export interface HostOptions {
   readonly clientNamespace: string;
   readonly framework: string;
   readonly serverVersion: string;
-}
-
-/** `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`. */
-export function environmentPrefix(serverName: string): string {
-  const prefix = serverName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
-  return /^[0-9]/.test(prefix) ? `_${prefix}` : prefix || 'MCP';
+  /** Schemes whose credentials the host reads from configuration and sends. */
+  readonly securitySchemes: readonly SecurityScheme[];
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */
 export function serverKey(serverName: string): string {
   return serverName.trim().toLowerCase();
-}
-
-/** The environment variables the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string } {
-  const prefix = environmentPrefix(serverName);
-  return { baseUrl: `${prefix}_BASE_URL`, timeout: `${prefix}_TIMEOUT_SECONDS`, maxResultLength: `${prefix}_MAX_RESULT_LENGTH` };
 }
 
 /** The console project that hosts the tools over stdio (SPEC 4.4). */
@@ -63,6 +55,10 @@ function emitProject(options: HostOptions, projectName: string): string {
     ...PACKAGES.map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
+    '  <ItemGroup>',
+    '    <None Update="appsettings.json" CopyToOutputDirectory="PreserveNewest" />',
+    '  </ItemGroup>',
+    '',
     '</Project>',
     '',
   ].join('\n');
@@ -74,34 +70,53 @@ function emitProgram(options: HostOptions): string {
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
   const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol'];
   for (const using of usings) w.line(`using ${using};`);
-  const tools = `global::${options.namespace}.${FIXED_NAMES.tools}`;
-  const client = `global::${options.clientNamespace}.${FIXED_NAMES.clientClass}`;
+  w.line(`using Client = global::${options.clientNamespace};`);
+  w.line(`using Tools = global::${options.namespace};`);
   w.line();
-  w.line('var builder = Host.CreateApplicationBuilder(args);');
+  w.line('var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });');
   w.line();
   w.line('// stdout carries the MCP protocol: every log line goes to stderr.');
   w.line('builder.Logging.ClearProviders();');
   w.line('builder.Logging.AddConsole(options => options.LogToStandardErrorThreshold = LogLevel.Trace);');
   w.line('builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);');
   w.line();
-  w.line(`// Settings come from environment variables or appsettings.json (see README.md).`);
-  w.line(`var baseUrl = builder.Configuration[${stringLiteral(env.baseUrl)}];`);
-  w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = ${client}.DefaultBaseUrl;`);
-  w.line(`var timeout = TimeSpan.FromSeconds(builder.Configuration.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
+  w.line('// Settings: environment variables, or appsettings.json beside the project (see README.md).');
+  w.line('var settings = builder.Configuration;');
+  w.line(`var baseUrl = settings[${stringLiteral(env.baseUrl)}];`);
+  w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.${FIXED_NAMES.clientClass}.DefaultBaseUrl;`);
   w.line('Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);');
-  w.line(`${tools}.MaxResultLength = builder.Configuration.GetValue(${stringLiteral(env.maxResultLength)}, ${tools}.MaxResultLength);`);
+  w.line(`var timeout = TimeSpan.FromSeconds(settings.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
+  w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
+  w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = settings.GetValue(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength);`);
+  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
+  if (credentials.length > 0) {
+    w.line();
+    w.line('// Credentials: each request carries those its operation requires; none are ever logged or returned.');
+    w.line(`var credentials = new Client.${FIXED_NAMES.credentials}(`);
+    w.line('[');
+    for (const c of credentials) w.line(`    ${c},`);
+    w.line(']);');
+  }
   w.line();
   w.line('builder.Services.AddHttpClient();');
-  w.line('builder.Services.ConfigureHttpClientDefaults(http => http.ConfigureHttpClient(client =>');
+  w.line('builder.Services.ConfigureHttpClientDefaults(http =>');
   w.line('{');
-  w.line('    client.BaseAddress = baseAddress;');
-  w.line('    client.Timeout = timeout;');
-  w.line('}));');
+  w.line('    http.ConfigureHttpClient(client =>');
+  w.line('    {');
+  w.line('        client.BaseAddress = baseAddress;');
+  w.line('        client.Timeout = timeout;');
+  w.line('        foreach (var (name, value) in extraHeaders)');
+  w.line('        {');
+  w.line('            client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);');
+  w.line('        }');
+  w.line('    });');
+  if (credentials.length > 0) w.line('    http.AddHttpMessageHandler(credentials.CreateHandler);');
+  w.line('});');
   w.line();
   w.line('builder.Services');
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
-  w.line(`    .WithToolsFromAssembly(typeof(${tools}).Assembly);`);
+  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly);`);
   w.line();
   w.line('var app = builder.Build();');
   w.open('if (baseAddress is null)');
@@ -113,8 +128,23 @@ function emitProgram(options: HostOptions): string {
   return w.toString();
 }
 
-/** The MCP client configuration entry (SPEC 2.4, 4.6). */
-export function emitMcpConfig(serverName: string, projectDirectory: string): string {
-  const entry = { mcpServers: { [serverKey(serverName)]: { command: 'dotnet', args: ['run', '--project', projectDirectory] } } };
-  return JSON.stringify(entry, null, 2) + '\n';
+const CREDENTIAL_KINDS = { header: 'ApiKeyHeader', query: 'ApiKeyQuery', cookie: 'ApiKeyCookie' } as const;
+
+/** `new Client.ApiCredential { ... }` for one scheme, its values read from configuration. */
+function credentialInitializer(serverName: string, scheme: SecurityScheme): string {
+  const variables = credentialVariables(serverName, scheme);
+  const read = (name: string | undefined): string => `settings[${stringLiteral(name ?? '')}]`;
+  const kind = scheme.kind === 'apiKey' ? CREDENTIAL_KINDS[scheme.in]
+    : scheme.kind === 'basic' ? 'Basic'
+    : scheme.kind === 'oauth2ClientCredentials' ? 'OAuth2ClientCredentials'
+    : 'Bearer';
+  const fields = [`Scheme = ${stringLiteral(scheme.name)}`, `Kind = Client.${FIXED_NAMES.credentialKind}.${kind}`];
+  if (scheme.kind === 'apiKey') fields.push(`ParameterName = ${stringLiteral(scheme.parameter)}`);
+  if (variables.value) fields.push(`Value = ${read(variables.value)}`);
+  if (variables.username) fields.push(`Username = ${read(variables.username)}`, `Password = ${read(variables.password)}`);
+  if (scheme.kind === 'oauth2ClientCredentials') {
+    fields.push(`ClientId = ${read(variables.clientId)}`, `ClientSecret = ${read(variables.clientSecret)}`, `TokenUrl = ${stringLiteral(scheme.tokenUrl)}`, `Scopes = ${read(variables.scopes)}`);
+  }
+  fields.push(`Settings = ${stringLiteral(requiredVariables(variables).join(' and '))}`);
+  return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
 }

@@ -2,6 +2,7 @@ import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
 import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
 import { SchemaTypes, isObject } from './schemas.js';
+import { readRequirement, readSecuritySchemes } from './security.js';
 import {
   HTTP_METHODS,
   type ApiModel, type BodyKind, type HttpMethod, type Operation, type Parameter, type ParameterLocation,
@@ -30,6 +31,8 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
     }
   }
 
+  const securitySchemes = readSecuritySchemes(root, refs, display, warnings);
+  const globalSecurity = readRequirement(root.security);
   const operations: Operation[] = [];
   const tags = new Set<string>();
   if (Array.isArray(root.tags)) for (const tag of root.tags) if (isObject(tag) && typeof tag.name === 'string') tags.add(tag.name);
@@ -50,7 +53,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
       if (!HTTP_METHODS.includes(method) || !isObject(item[key])) continue;
       const at = pointer('paths', path, key);
       try {
-        const operation = buildOperation(refs, schemas, path, method, item, item[key] as Record<string, unknown>, at, display);
+        const operation = buildOperation(refs, schemas, path, method, item, item[key] as Record<string, unknown>, at, display, globalSecurity);
         operation.tags.forEach((tag) => tags.add(tag));
         operations.push(operation);
       } catch (error) {
@@ -69,6 +72,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
       operations,
       types: schemas.types,
       tags: [...tags],
+      securitySchemes,
     },
     warnings,
   };
@@ -81,7 +85,7 @@ function asWarning(error: unknown, location: string, prefix = ''): Diagnostic {
 
 function buildOperation(
   refs: RefResolver, schemas: SchemaTypes, path: string, method: HttpMethod,
-  item: Record<string, unknown>, node: Record<string, unknown>, at: string, display: string,
+  item: Record<string, unknown>, node: Record<string, unknown>, at: string, display: string, globalSecurity: string[][] | undefined,
 ): Operation {
   const parameters = mergeParameters(refs, schemas, item, node, pointer('paths', path), at, display);
   for (const name of path.match(/\{[^}]+\}/g) ?? []) {
@@ -94,6 +98,7 @@ function buildOperation(
   const summary = text(node.summary);
   const description = text(node.description);
   const operationId = text(node.operationId);
+  const security = readRequirement(node.security) ?? globalSecurity;
   return {
     id: at,
     method,
@@ -106,6 +111,7 @@ function buildOperation(
     parameters,
     ...(body !== undefined && { body }),
     success: successResponse(refs, schemas, node.responses, `${at}/responses`, at),
+    ...(security !== undefined && security.length > 0 && { security }),
   };
 }
 

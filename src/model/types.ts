@@ -83,6 +83,15 @@ export interface SuccessResponse {
   readonly type?: TypeRef;
 }
 
+/** A way the API accepts credentials (`components.securitySchemes`). */
+export type SecurityScheme =
+  | { readonly kind: 'apiKey'; readonly name: string; readonly in: 'header' | 'query' | 'cookie'; readonly parameter: string }
+  | { readonly kind: 'bearer'; readonly name: string }
+  | { readonly kind: 'basic'; readonly name: string }
+  | { readonly kind: 'oauth2ClientCredentials'; readonly name: string; readonly tokenUrl: string; readonly scopes: readonly string[] }
+  /** Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. */
+  | { readonly kind: 'accessToken'; readonly name: string };
+
 export interface Operation {
   /** JSON pointer of the operation, e.g. `/paths/~1pets/get`; unique. */
   readonly id: string;
@@ -96,6 +105,8 @@ export interface Operation {
   readonly parameters: readonly Parameter[];
   readonly body?: RequestBody;
   readonly success: SuccessResponse;
+  /** Alternatives of scheme names that must all be sent (`[]` inside: anonymous allowed); undefined: none needed. */
+  readonly security?: readonly (readonly string[])[];
 }
 
 export interface ApiModel {
@@ -108,4 +119,5 @@ export interface ApiModel {
   readonly types: ReadonlyMap<string, ObjectType>;
   /** Tag names declared or used, in document order. */
   readonly tags: readonly string[];
+  readonly securitySchemes: readonly SecurityScheme[];
 }

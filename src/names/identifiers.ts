@@ -12,15 +12,30 @@ export const CSHARP_KEYWORDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Contextual keywords: valid identifiers, but some change meaning where generated code uses them
+ * (`await` in an async method, `value` in a setter), so every one of them gets `@` as well.
+ */
+export const CSHARP_CONTEXTUAL_KEYWORDS: ReadonlySet<string> = new Set([
+  'add', 'allows', 'alias', 'and', 'args', 'ascending', 'async', 'await', 'by', 'descending', 'dynamic', 'equals', 'extension',
+  'field', 'file', 'from', 'get', 'global', 'group', 'init', 'into', 'join', 'let', 'managed', 'nameof', 'nint', 'not',
+  'notnull', 'nuint', 'on', 'or', 'orderby', 'partial', 'record', 'remove', 'required', 'scoped', 'select', 'set',
+  'unmanaged', 'value', 'var', 'when', 'where', 'with', 'yield',
+]);
+
+/** Longest identifier generated; longer names are cut (C# metadata allows 1,023 characters). */
+export const MAX_IDENTIFIER_LENGTH = 128;
+
+/**
  * Splits any text into lower-case words: on everything that is not a letter or digit, and at
  * camelCase and letter/digit boundaries (`X-Request-Id` → x, request, id; `HTTPServer2` → http, server, 2).
  */
 export function words(text: string): string[] {
   return text
+    .replace(/[\u{10000}-\u{10FFFF}]/gu, ' ')
     .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .replace(/(\p{L})(\p{Nd})/gu, '$1 $2')
-    .split(/[^\p{L}\p{Nd}]+/u)
+    .split(/[^\p{L}\p{M}\p{Nd}]+/u)
     .filter((w) => w !== '')
     .map((w) => w.toLowerCase());
 }
@@ -49,10 +64,10 @@ export function snakeCase(parts: readonly string[]): string {
  * `fallback` when nothing is left, and escaped with `@` when it is a keyword.
  */
 export function identifier(parts: readonly string[], casing: 'pascal' | 'camel', fallback: string): string {
-  let name = casing === 'pascal' ? pascalCase(parts) : camelCase(parts);
+  let name = (casing === 'pascal' ? pascalCase(parts) : camelCase(parts)).replace(/^\p{M}+/u, '').slice(0, MAX_IDENTIFIER_LENGTH);
   if (name === '') name = fallback;
   if (/^\p{Nd}/u.test(name)) name = '_' + name;
-  return CSHARP_KEYWORDS.has(name) ? '@' + name : name;
+  return CSHARP_KEYWORDS.has(name) || CSHARP_CONTEXTUAL_KEYWORDS.has(name) ? '@' + name : name;
 }
 
 /** The name without a keyword's `@`: what C# reflection (and so MCP) sees. */
@@ -70,5 +85,5 @@ export function unique(name: string, taken: Set<string>, separator = ''): string
 
 /** A valid C# namespace (dotted identifiers), or undefined. */
 export function isValidNamespace(text: string): boolean {
-  return text.split('.').every((part) => /^[\p{L}_][\p{L}\p{Nd}_]*$/u.test(part) && !CSHARP_KEYWORDS.has(part));
+  return text.split('.').every((part) => /^[\p{L}_][\p{L}\p{M}\p{Nd}\p{Pc}]*$/u.test(part) && !CSHARP_KEYWORDS.has(part) && !/[\u{10000}-\u{10FFFF}]/u.test(part));
 }

@@ -13,6 +13,10 @@ export const FIXED_NAMES = {
   responseKind: 'ApiResponseKind',
   queryStyle: 'ApiQueryStyle',
   file: 'ApiFile',
+  credentials: 'ApiCredentials',
+  credential: 'ApiCredential',
+  credentialKind: 'ApiCredentialKind',
+  credentialsException: 'ApiCredentialsException',
   errorMessages: 'ApiErrorMessages',
   tools: 'McpTools',
 } as const;
@@ -26,14 +30,16 @@ const RESERVED_TYPE_NAMES = new Set<string>([
   // System
   'System', 'Object', 'String', 'Attribute', 'Exception', 'OperationCanceledException', 'InvalidOperationException',
   'Func', 'Action', 'Math', 'Convert', 'Uri', 'UriKind', 'UriCreationOptions', 'DateTime', 'DateTimeOffset', 'DateOnly',
-  'TimeSpan', 'Guid', 'IFormattable', 'StringComparison', 'Version', 'Type', 'Nullable', 'Enum', 'Array',
+  'TimeSpan', 'Guid', 'IFormattable', 'StringComparison', 'StringSplitOptions', 'Version', 'Type', 'Nullable', 'Enum', 'Array',
   // collections, text, globalization, threading
   'IEnumerable', 'IReadOnlyList', 'IReadOnlyDictionary', 'List', 'Dictionary', 'KeyValuePair', 'StringBuilder', 'Encoding',
   'CultureInfo', 'Task', 'ValueTask', 'CancellationToken',
   // HTTP
   'HttpClient', 'HttpMethod', 'HttpContent', 'HttpRequestMessage', 'HttpResponseMessage', 'HttpRequestException',
-  'HttpCompletionOption', 'StringContent', 'ByteArrayContent', 'FormUrlEncodedContent', 'MultipartFormDataContent',
-  'MediaTypeHeaderValue',
+  'HttpCompletionOption', 'HttpRequestError', 'StringContent', 'ByteArrayContent', 'FormUrlEncodedContent', 'MultipartFormDataContent',
+  'MediaTypeHeaderValue', 'AuthenticationHeaderValue', 'HttpStatusCode', 'DelegatingHandler', 'HttpMessageHandler',
+  'SocketsHttpHandler', 'HttpRequestOptionsKey', 'SemaphoreSlim', 'ConcurrentDictionary', 'StringComparer', 'IDictionary',
+  'Enumerable', 'IOException',
   // JSON
   'JsonElement', 'JsonDocument', 'JsonValueKind', 'JsonException', 'JsonSerializer', 'JsonSerializerOptions',
   'JsonSerializerDefaults', 'JsonIgnoreCondition', 'JsonNumberHandling', 'JsonPropertyName', 'JsonPropertyNameAttribute',
@@ -94,7 +100,8 @@ export function planNames(model: ApiModel, clientNamespace = ''): NamePlan {
 function planOperations(list: readonly Operation[]): Map<string, OperationNames> {
   const prefix = commonPrefixLength(list.map((op) => op.path));
   const toolNames = new Set<string>();
-  const methods = new Set<string>(RESERVED_MEMBER_NAMES);
+  // A tool method may not take the name of a type the tools class uses (Convert, Task, …) or its own.
+  const methods = new Set<string>([...RESERVED_MEMBER_NAMES, ...RESERVED_TYPE_NAMES]);
   const result = new Map<string, OperationNames>();
   for (const op of list) {
     const parts = toolNameParts(op.method, op.path, prefix);
@@ -140,7 +147,7 @@ function planParameters(op: Operation): string[] {
 }
 
 function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNames>, namespaceSegments: readonly string[]): Map<string, TypeNames> {
-  const reserved = new Set([...RESERVED_TYPE_NAMES, ...namespaceSegments]);
+  const reserved = new Set([...RESERVED_TYPE_NAMES, ...RESERVED_MEMBER_NAMES, ...namespaceSegments]);
   const taken = new Set(reserved);
   const names = new Map<string, string>();
   const nameOf = (type: ObjectType): string => {

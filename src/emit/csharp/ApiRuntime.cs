@@ -53,6 +53,9 @@ public sealed record ApiError(int? StatusCode, string Message, string? Body)
     public override string ToString() => StatusCode is int status ? $"{Message} (HTTP {status})" : Message;
 }
 
+/// <summary>A request that cannot be sent because a credential is missing or cannot be obtained.</summary>
+public sealed class ApiCredentialsException(string message) : Exception(message);
+
 /// <summary>How a response body is read.</summary>
 public enum ApiResponseKind
 {
@@ -122,6 +125,10 @@ public sealed class ApiRequest
     private readonly List<string> cookies = new();
     private HttpContent? content;
     private string? problem;
+    private string[]? security;
+
+    /// <summary>The request option that carries the operation's security requirement to <c>ApiCredentialsHandler</c>.</summary>
+    public static readonly HttpRequestOptionsKey<string[]> SecurityOption = new("openapi-mcp-dotnet.security");
 
     /// <param name="method">The HTTP method.</param>
     /// <param name="subject">What the operation acts on, for messages (e.g. "pet").</param>
@@ -256,6 +263,16 @@ public sealed class ApiRequest
         {
             cookies.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(text));
         }
+        return this;
+    }
+
+    /// <summary>
+    /// The operation's security requirement: alternatives, each the space-separated names of the schemes
+    /// that must all be sent; an empty alternative allows a call without credentials.
+    /// </summary>
+    public ApiRequest Security(params string[] alternatives)
+    {
+        security = alternatives;
         return this;
     }
 
@@ -416,6 +433,10 @@ public sealed class ApiRequest
             (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty),
             new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
         using var message = new HttpRequestMessage(Method, target) { Content = content };
+        if (security is not null)
+        {
+            message.Options.Set(SecurityOption, security);
+        }
         foreach (var header in headers)
         {
             if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
@@ -441,6 +462,10 @@ public sealed class ApiRequest
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             throw;
+        }
+        catch (ApiCredentialsException exception)
+        {
+            return ApiResult<T>.Failure(new ApiError(null, $"{Display} was not sent: {exception.Message}", null));
         }
         catch (OperationCanceledException)
         {
@@ -511,6 +536,21 @@ public sealed class ApiRequest
             parts.Add(Format(item) ?? string.Empty);
         }
         return string.Join(",", parts);
+    }
+
+    /// <summary>Reads <c>Name: value; Other: value</c> (extra headers for every request); entries with line breaks are dropped.</summary>
+    public static IReadOnlyList<(string Name, string Value)> ParseHeaderList(string? text)
+    {
+        var result = new List<(string Name, string Value)>();
+        foreach (var entry in (text ?? string.Empty).Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            var colon = entry.IndexOf(':');
+            if (colon > 0 && entry.AsSpan().IndexOfAny('\r', '\n') < 0)
+            {
+                result.Add((entry[..colon].Trim(), entry[(colon + 1)..].Trim()));
+            }
+        }
+        return result;
     }
 
     /// <summary>Formats a value the way URLs and headers expect it: invariant culture, ISO 8601 dates.</summary>

@@ -10,32 +10,43 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using ModelContextProtocol.Protocol;
+using Client = global::Petstore.Client;
+using Tools = global::Petstore;
 
-var builder = Host.CreateApplicationBuilder(args);
+var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });
 
 // stdout carries the MCP protocol: every log line goes to stderr.
 builder.Logging.ClearProviders();
 builder.Logging.AddConsole(options => options.LogToStandardErrorThreshold = LogLevel.Trace);
 builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
 
-// Settings come from environment variables or appsettings.json (see README.md).
-var baseUrl = builder.Configuration["PETSTORE_BASE_URL"];
-if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = global::Petstore.Client.ApiClient.DefaultBaseUrl;
-var timeout = TimeSpan.FromSeconds(builder.Configuration.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
+// Settings: environment variables, or appsettings.json beside the project (see README.md).
+var settings = builder.Configuration;
+var baseUrl = settings["PETSTORE_BASE_URL"];
+if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.ApiClient.DefaultBaseUrl;
 Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);
-global::Petstore.McpTools.MaxResultLength = builder.Configuration.GetValue("PETSTORE_MAX_RESULT_LENGTH", global::Petstore.McpTools.MaxResultLength);
+var timeout = TimeSpan.FromSeconds(settings.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
+var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
+Tools.McpTools.MaxResultLength = settings.GetValue("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength);
 
 builder.Services.AddHttpClient();
-builder.Services.ConfigureHttpClientDefaults(http => http.ConfigureHttpClient(client =>
+builder.Services.ConfigureHttpClientDefaults(http =>
 {
-    client.BaseAddress = baseAddress;
-    client.Timeout = timeout;
-}));
+    http.ConfigureHttpClient(client =>
+    {
+        client.BaseAddress = baseAddress;
+        client.Timeout = timeout;
+        foreach (var (name, value) in extraHeaders)
+        {
+            client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);
+        }
+    });
+});
 
 builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
-    .WithToolsFromAssembly(typeof(global::Petstore.McpTools).Assembly);
+    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly);
 
 var app = builder.Build();
 if (baseAddress is null)

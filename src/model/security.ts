@@ -1,0 +1,61 @@
+import { pointer, type Diagnostic } from '../errors.js';
+import type { RefResolver } from '../load/refs.js';
+import { isObject } from './schemas.js';
+import type { SecurityScheme } from './types.js';
+
+/** The security schemes the generated server can send credentials for; others are reported. */
+export function readSecuritySchemes(root: Record<string, unknown>, refs: RefResolver, display: string, warnings: Diagnostic[]): SecurityScheme[] {
+  const declared = isObject(root.components) && isObject(root.components.securitySchemes) ? root.components.securitySchemes : {};
+  const schemes: SecurityScheme[] = [];
+  for (const [name, raw] of Object.entries(declared)) {
+    const at = pointer('components', 'securitySchemes', name);
+    const { value } = refs.follow(raw, at);
+    if (!isObject(value)) continue;
+    const scheme = toScheme(schemeKey(name), value);
+    if (scheme) schemes.push(scheme);
+    else warnings.push({ location: `${display}#${at}`, message: `security scheme ${JSON.stringify(name)} (${describe(value)}) is not supported: requests that need it will say so` });
+  }
+  return schemes;
+}
+
+function toScheme(name: string, node: Record<string, unknown>): SecurityScheme | undefined {
+  const type = typeof node.type === 'string' ? node.type : '';
+  if (type === 'apiKey' && typeof node.name === 'string' && ['header', 'query', 'cookie'].includes(String(node.in))) {
+    return { kind: 'apiKey', name, in: node.in as 'header' | 'query' | 'cookie', parameter: node.name };
+  }
+  if (type === 'http') {
+    const scheme = String(node.scheme ?? '').toLowerCase();
+    if (scheme === 'bearer') return { kind: 'bearer', name };
+    if (scheme === 'basic') return { kind: 'basic', name };
+    return undefined;
+  }
+  if (type === 'oauth2') {
+    const flows = isObject(node.flows) ? node.flows : {};
+    const credentials = flows.clientCredentials;
+    if (isObject(credentials) && typeof credentials.tokenUrl === 'string') {
+      return { kind: 'oauth2ClientCredentials', name, tokenUrl: credentials.tokenUrl, scopes: isObject(credentials.scopes) ? Object.keys(credentials.scopes) : [] };
+    }
+    return { kind: 'accessToken', name };
+  }
+  if (type === 'openIdConnect') return { kind: 'accessToken', name };
+  return undefined;
+}
+
+function describe(node: Record<string, unknown>): string {
+  return [node.type, node.scheme, node.in].filter((v) => typeof v === 'string').join(' ') || 'unknown type';
+}
+
+/**
+ * An operation's security requirement as alternatives, each a list of scheme names that must all be
+ * sent; an empty alternative means the operation may be called without credentials. Undefined when
+ * neither the operation nor the document requires anything.
+ */
+export function readRequirement(node: unknown): string[][] | undefined {
+  if (!Array.isArray(node)) return undefined;
+  return node.filter(isObject).map((requirement) => Object.keys(requirement).map(schemeKey));
+}
+
+/** Scheme names as the generated code keys them: requirements list them space-separated. */
+function schemeKey(name: string): string {
+  return name.replace(/\s+/g, '_');
+}

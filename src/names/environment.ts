@@ -1,0 +1,46 @@
+import type { SecurityScheme } from '../model/types.js';
+import { asciiWords } from './identifiers.js';
+
+/** `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`, `2fa` → `_2FA`. */
+export function environmentPrefix(serverName: string): string {
+  const prefix = asciiWords(serverName).join('_').toUpperCase();
+  return prefix === '' ? 'MCP' : /^[0-9]/.test(prefix) ? `_${prefix}` : prefix;
+}
+
+/** The environment variables (and configuration keys) the generated server reads. */
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string } {
+  const prefix = environmentPrefix(serverName);
+  return {
+    baseUrl: `${prefix}_BASE_URL`,
+    timeout: `${prefix}_TIMEOUT_SECONDS`,
+    maxResultLength: `${prefix}_MAX_RESULT_LENGTH`,
+    headers: `${prefix}_HEADERS`,
+  };
+}
+
+/** The variables that hold one scheme's credential; all must be set for the scheme to be used. */
+export interface CredentialVariables {
+  readonly value?: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Optional: space-separated OAuth2 scopes to ask for. */
+  readonly scopes?: string;
+}
+
+export function credentialVariables(serverName: string, scheme: SecurityScheme): CredentialVariables {
+  const base = `${environmentPrefix(serverName)}_${asciiWords(scheme.name).join('_').toUpperCase() || 'AUTH'}`;
+  const withSuffix = (suffix: string): string => (base.endsWith(`_${suffix}`) || base.endsWith(suffix) ? base : `${base}_${suffix}`);
+  switch (scheme.kind) {
+    case 'apiKey': return { value: withSuffix('KEY') };
+    case 'bearer': case 'accessToken': return { value: withSuffix('TOKEN') };
+    case 'basic': return { username: `${base}_USERNAME`, password: `${base}_PASSWORD` };
+    case 'oauth2ClientCredentials': return { clientId: `${base}_CLIENT_ID`, clientSecret: `${base}_CLIENT_SECRET`, scopes: `${base}_SCOPES` };
+  }
+}
+
+/** Every variable a scheme needs, in order (scopes are optional and not listed). */
+export function requiredVariables(variables: CredentialVariables): string[] {
+  return [variables.value, variables.username, variables.password, variables.clientId, variables.clientSecret].filter((v): v is string => v !== undefined);
+}

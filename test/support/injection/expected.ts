@@ -1,0 +1,200 @@
+/**
+ * What one spec's generated code must declare, taken from the generator's own naming plan, compared with
+ * what the compiled assembly really declares (read by reflection). Everything else is a problem: an
+ * injected `class Evil`, a field, a method, an overload, a missing or renamed member, a changed text.
+ */
+import type { PreparedApi } from '../../../src/index.js';
+import { FIXED_NAMES, type NamePlan } from '../../../src/names/plan.js';
+import { bareName } from '../../../src/names/identifiers.js';
+import { toolDescription, valueDescription } from '../../../src/emit/describe.js';
+import { methodParameters } from '../../../src/emit/signature.js';
+import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
+
+const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';
+const JSON_PROPERTY_NAME = 'System.Text.Json.Serialization.JsonPropertyNameAttribute';
+const MCP_SERVER_TOOL = 'ModelContextProtocol.Server.McpServerToolAttribute';
+const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttribute';
+
+/**
+ * Top-level types declared by runtime files (the templates copied into the client, such as
+ * `ApiRuntime.g.cs`: `ApiResult\`1`, `ApiError`, …), as reflection names them.
+ */
+export function runtimeTypeNames(runtimeFiles: readonly string[]): string[] {
+  return runtimeFiles.flatMap((content) => [...content.matchAll(/^public\s+(?:(?:static|sealed|abstract|partial|readonly)\s+)*(?:class|record|struct|enum|interface)\s+(\w+)(<[^>]*>)?/gm)]
+    .map((m) => (m[2] ? `${m[1]}\`${m[2].split(',').length}` : m[1] ?? '')));
+}
+
+/** Members the compiler writes (backing fields, closures, `<Clone>$`): an injected name cannot contain `<`. */
+const isCompilerGenerated = (name: string): boolean => name.includes('<');
+
+/** Members every sealed record declares on its own. */
+const RECORD_METHODS = new Set(['ToString', 'PrintMembers', 'GetHashCode', 'Equals', 'op_Equality', 'op_Inequality', 'get_EqualityContract']);
+
+/** `extra` and `missing` between two multisets of names, or nothing when they are equal. */
+export function diffNames(what: string, actual: readonly string[], expected: readonly string[]): string[] {
+  const remaining = [...expected];
+  const extra: string[] = [];
+  for (const name of actual) {
+    const index = remaining.indexOf(name);
+    if (index === -1) extra.push(name);
+    else remaining.splice(index, 1);
+  }
+  if (extra.length === 0 && remaining.length === 0) return [];
+  return [`${what}: extra ${show(extra)}, missing ${show(remaining)}`];
+}
+
+/** Names for messages: JSON-quoted, long ones cut. */
+export function show(values: readonly unknown[]): string {
+  return `[${values.map((v) => cut(JSON.stringify(v) ?? String(v))).join(', ')}]`;
+}
+
+const cut = (text: string, max = 120): string => (text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text);
+
+function attribute(attributes: readonly AttributeInfo[], type: string): AttributeInfo | undefined {
+  return attributes.find((a) => a.type === type);
+}
+
+function expectText(problems: string[], what: string, actual: unknown, expected: string | undefined): void {
+  if (actual !== expected) problems.push(`${what}: ${cut(JSON.stringify(actual) ?? 'absent', 300)} instead of ${cut(JSON.stringify(expected) ?? 'absent', 300)}`);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Attribute arguments are stored as UTF-8 in metadata, so a lone surrogate (not text, and not
+ * encodable) comes back as U+FFFD replacement characters: both are left out of the comparison.
+ */
+const attributeText = (text: unknown): unknown => (typeof text === 'string' ? text.replace(LONE_SURROGATE, '').replace(/\ufffd/g, '') : text);
+
+/** An attribute argument equals the text the emitter meant, lone surrogates aside. */
+function expectAttributeText(problems: string[], what: string, actual: unknown, expected: string | undefined): void {
+  if (attributeText(actual) !== attributeText(expected)) expectText(problems, what, actual, expected);
+}
+
+/**
+ * The spec's own text must survive inside the description the emitter writes, when it is short enough not
+ * to be cut. The check is independent of the emitter's wording ("Allowed values", "Default", added periods).
+ */
+function expectContains(problems: string[], what: string, actual: unknown, original: string | undefined): void {
+  const text = attributeText(original?.trim()) as string | undefined;
+  if (!text || text.length > 800) return;
+  const found = attributeText(actual);
+  if (typeof found !== 'string' || !found.includes(text)) problems.push(`${what}: the spec's text ${cut(JSON.stringify(text))} is missing from ${cut(JSON.stringify(actual) ?? 'absent')}`);
+}
+
+const names = (members: readonly MemberInfo[], kind: MemberInfo['kind']): string[] =>
+  members.filter((m) => m.kind === kind && !isCompilerGenerated(m.name)).map((m) => m.name);
+
+/** Problems with the declarations of spec `index` (namespaces `S<index>` and `S<index>.Client`). */
+export function declarationProblems(index: number, api: PreparedApi, plan: NamePlan, runtimeTypes: readonly string[], doc: Record<string, unknown>, all: readonly TypeInfo[]): string[] {
+  const problems: string[] = [];
+  const namespace = `S${index}`;
+  const clientNamespace = `${namespace}.Client`;
+  const mine = all.filter((t) => t.namespace === namespace || t.namespace === clientNamespace || t.namespace?.startsWith(`${namespace}.`));
+
+  // Types: exactly the planned records, the runtime and the two classes; no nested type but the compiler's.
+  const topLevel = mine.filter((t) => t.declaringType === null && !isCompilerGenerated(t.name));
+  const records = [...plan.types.values()].map((t) => bareName(t.name));
+  problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes, FIXED_NAMES.clientClass, ...records]));
+  problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools]));
+  problems.push(...diffNames(`other namespaces under ${namespace}`, topLevel.filter((t) => t.namespace !== namespace && t.namespace !== clientNamespace).map((t) => t.fullName), []));
+  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), []));
+  const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
+
+  // Records: exactly the planned properties, their JSON names and descriptions.
+  for (const type of api.model.types.values()) {
+    const planned = plan.types.get(type.id);
+    if (!planned) {
+      problems.push(`no planned name for the type at ${type.id}`);
+      continue;
+    }
+    const name = bareName(planned.name);
+    const record = find(clientNamespace, name);
+    if (!record) continue; // already reported as missing
+    if (record.kind !== 'record' || !record.isPublic) problems.push(`${name} is a ${record.isPublic ? 'public' : 'non-public'} ${record.kind}, not a public record`);
+    const properties = planned.properties.map(bareName);
+    problems.push(...diffNames(`properties of ${name}`, names(record.members, 'Property'), [...properties, 'EqualityContract']));
+    const accessors = properties.flatMap((p) => [`get_${p}`, `set_${p}`]);
+    problems.push(...diffNames(`methods of ${name}`, names(record.members, 'Method').filter((m) => !RECORD_METHODS.has(m)), accessors));
+    problems.push(...diffNames(`fields, events and nested types of ${name}`, record.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), []));
+    type.properties.forEach((property, i) => {
+      const member = record.members.find((m) => m.kind === 'Property' && m.name === properties[i]);
+      if (!member) return;
+      const what = `${name}.${properties[i]}`;
+      expectAttributeText(problems, `${what} [JsonPropertyName]`, attribute(member.attributes, JSON_PROPERTY_NAME)?.args[0], property.jsonName);
+      const description = attribute(member.attributes, DESCRIPTION)?.args[0];
+      expectAttributeText(problems, `${what} [Description]`, description, valueDescription(property.facts));
+      expectContains(problems, `${what} [Description]`, description, property.facts.description);
+      for (const value of property.facts.enumValues ?? []) {
+        const listed = String(attributeText(description));
+        if (typeof value === 'string' && value.length < 200 && !listed.includes(String(attributeText(value))) && !listed.includes(String(attributeText(JSON.stringify(value))))) {
+          problems.push(`${what} [Description] does not list the enum value ${cut(JSON.stringify(value))}`);
+        }
+      }
+    });
+  }
+
+  // The client: one extension method per operation, the server URL as given.
+  const client = find(clientNamespace, FIXED_NAMES.clientClass);
+  if (client) {
+    if (!client.isStatic) problems.push(`${FIXED_NAMES.clientClass} is not a static class`);
+    const operations = api.model.operations.map((op) => ({ op, names: plan.operations.get(op.id) }));
+    problems.push(...diffNames(`methods of ${FIXED_NAMES.clientClass}`, names(client.members, 'Method'), operations.map((o) => o.names?.clientMethod ?? '?')));
+    problems.push(...diffNames(`fields of ${FIXED_NAMES.clientClass}`, names(client.members, 'Field'), ['DefaultBaseUrl']));
+    problems.push(...diffNames(`other members of ${FIXED_NAMES.clientClass}`, client.members.filter((m) => !['Method', 'Field'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => `${m.kind} ${m.name}`), []));
+    const url = client.members.find((m) => m.kind === 'Field' && m.name === 'DefaultBaseUrl')?.constant;
+    expectText(problems, `${FIXED_NAMES.clientClass}.DefaultBaseUrl`, url, api.model.serverUrl ?? '');
+    const servers = doc.servers as { url?: unknown }[] | undefined;
+    expectText(problems, `${FIXED_NAMES.clientClass}.DefaultBaseUrl (the spec's servers[0].url)`, url, typeof servers?.[0]?.url === 'string' ? servers[0].url : '');
+    for (const { op, names: opNames } of operations) {
+      if (!opNames) continue;
+      const method = client.members.find((m) => m.kind === 'Method' && m.name === opNames.clientMethod);
+      if (!method) continue;
+      const expected = ['httpClient', ...methodParameters(op, opNames, plan).map((p) => bareName(p.name)), 'cancellationToken'];
+      expectText(problems, `parameters of ${opNames.clientMethod}`, JSON.stringify(method.parameters?.map((p) => p.name)), JSON.stringify(expected));
+    }
+  }
+
+  // The tools: one method per operation with the planned tool name, title and the emitter's descriptions.
+  const tools = find(namespace, FIXED_NAMES.tools);
+  if (tools) {
+    if (!tools.isStatic) problems.push(`${FIXED_NAMES.tools} is not a static class`);
+    if (!attribute(tools.attributes, MCP_SERVER_TOOL_TYPE)) problems.push(`${FIXED_NAMES.tools} has no [McpServerToolType]`);
+    const operations = api.model.operations.map((op) => ({ op, names: plan.operations.get(op.id) }));
+    problems.push(...diffNames(`methods of ${FIXED_NAMES.tools}`, names(tools.members, 'Method'), [...operations.map((o) => o.names?.toolMethod ?? '?'), 'RunAsync', 'get_MaxResultLength', 'set_MaxResultLength']));
+    problems.push(...diffNames(`properties of ${FIXED_NAMES.tools}`, names(tools.members, 'Property'), ['MaxResultLength']));
+    problems.push(...diffNames(`fields, events and nested types of ${FIXED_NAMES.tools}`, tools.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), []));
+    problems.push(...diffNames(`constructors of ${FIXED_NAMES.tools}`, names(tools.members, 'Constructor'), ['.cctor']));
+    const toolNames: string[] = [];
+    for (const { op, names: opNames } of operations) {
+      if (!opNames) continue;
+      const method = tools.members.find((m) => m.kind === 'Method' && m.name === bareName(opNames.toolMethod));
+      if (!method) continue;
+      const what = `${FIXED_NAMES.tools}.${method.name}`;
+      const tool = attribute(method.attributes, MCP_SERVER_TOOL);
+      if (!tool) {
+        problems.push(`${what} has no [McpServerTool]`);
+        continue;
+      }
+      toolNames.push(String(tool.named.Name));
+      expectText(problems, `${what} [McpServerTool] Name`, tool.named.Name, opNames.toolName);
+      expectText(problems, `${what} [McpServerTool] Title`, tool.named.Title, opNames.title);
+      if (!/^[a-z0-9_]{1,64}$/.test(String(tool.named.Name))) problems.push(`${what}: tool name ${JSON.stringify(tool.named.Name)} does not match ^[a-z0-9_]{1,64}$`);
+      const description = attribute(method.attributes, DESCRIPTION)?.args[0];
+      expectAttributeText(problems, `${what} [Description]`, description, toolDescription(op));
+      expectContains(problems, `${what} [Description]`, description, (op.summary ?? '').length + (op.description ?? '').length < 900 ? op.summary ?? op.description : undefined);
+      const parameters = methodParameters(op, opNames, plan);
+      expectText(problems, `parameters of ${what}`, JSON.stringify(method.parameters?.map((p) => p.name)), JSON.stringify([...parameters.map((p) => bareName(p.name)), 'httpClient', 'cancellationToken']));
+      parameters.forEach((parameter, i) => {
+        const actual = method.parameters?.[i];
+        if (!actual) return;
+        const text = attribute(actual.attributes, DESCRIPTION)?.args[0];
+        expectAttributeText(problems, `${what}(${actual.name}) [Description]`, text, parameter.description);
+        if (parameter.source.kind === 'parameter') expectContains(problems, `${what}(${actual.name}) [Description]`, text, parameter.source.parameter.facts.description);
+        else expectContains(problems, `${what}(body) [Description]`, text, parameter.source.body.description);
+      });
+    }
+    problems.push(...diffNames(`tool names of ${namespace}`, toolNames, [...new Set(toolNames)]));
+  }
+  return problems;
+}
