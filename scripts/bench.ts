@@ -181,12 +181,16 @@ interface Row {
   readonly beside: string;
   readonly goal: string;
   readonly status: '' | 'PASS' | 'MISS' | 'FAILED';
+  /** The runs' spread crosses the goal: the verdict may flip from run to run. */
+  readonly borderline?: boolean;
 }
 const rows: Row[] = [];
 const notes: string[] = [];
 const problems: string[] = [];
 
 const verdict = (ok: boolean): 'PASS' | 'MISS' => (ok ? 'PASS' : 'MISS');
+/** Whether some runs are under the limit and some over it. */
+const straddles = (list: readonly number[], limit: number): boolean => list.some((v) => v <= limit) && list.some((v) => v > limit);
 const rotate = <T>(list: readonly T[], by: number): T[] => list.map((_, i) => list[(i + by) % list.length] as T);
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +336,7 @@ async function benchGeneration(peer: boolean): Promise<void> {
       let beside = '';
       let goal = '';
       let status: Row['status'] = '';
+      let borderline = false;
       if (command !== 'parse') {
         const parseRatios = pairedRatios(spec, command, 'parse');
         beside = `${ratio(median(parseRatios))} parse-only (${range(parseRatios, ratio)})`;
@@ -342,10 +347,12 @@ async function benchGeneration(peer: boolean): Promise<void> {
         if (command !== 'peer' && spec.key === 'github') {
           goal = `≤ ${GOALS.githubRatio}× parse-only`;
           status = verdict(median(parseRatios) <= GOALS.githubRatio);
+          borderline = straddles(parseRatios, GOALS.githubRatio);
         }
         if (command !== 'peer' && spec.key === 'graph') {
           goal = `≤ ${GOALS.graphSeconds} s`;
           status = verdict(median(wall) <= GOALS.graphSeconds);
+          borderline = straddles(wall, GOALS.graphSeconds);
         }
         if (status === 'MISS' && !values['no-profile']) {
           const dir = join(work, 'prof', `${spec.key}-${command}`);
@@ -358,7 +365,7 @@ async function benchGeneration(peer: boolean): Promise<void> {
           if (file) profiles.push({ spec, command, summary: summarizeProfile(join(dir, file), 7) });
         }
       }
-      rows.push({ area: '1 generation', what: label, spec: spec.label, value, spread, beside, goal, status });
+      rows.push({ area: '1 generation', what: label, spec: spec.label, value, spread, beside, goal, status, borderline });
     }
   }
 }
@@ -583,6 +590,7 @@ async function benchServerStart(): Promise<void> {
       beside: `${variant.tools} tools; ${rss}`,
       goal: `< ${limit} s`,
       status: verdict(median(variant.times) < limit),
+      borderline: straddles(variant.times, limit - 1e-9),
     });
   }
 }
@@ -685,6 +693,7 @@ async function benchToolCall(): Promise<void> {
       beside: `p99 difference ${ms(percentile(allTool, 99) - percentile(allHttp, 99), 3)}`,
       goal: `< ${GOALS.callOverheadMs} ms median`,
       status: verdict(overhead < GOALS.callOverheadMs),
+      borderline: straddles(differences, GOALS.callOverheadMs - 1e-9),
     });
   } catch (error) {
     problems.push(`tool call: ${(error as Error).message}`);
@@ -924,7 +933,7 @@ const specFacts = SPECS.filter((s) => existsSync(s.path)).map((s) => {
 const table = [
   '| Area | Measurement | Spec | Median | Spread (min–max) | Beside it, same run | Goal | |',
   '|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${[r.area, r.what, r.spec, r.value, r.spread, r.beside, r.goal, r.status ? `**${r.status}**` : ''].map(cell).join(' | ')} |`),
+  ...rows.map((r) => `| ${[r.area, r.what, r.spec, r.value, r.spread, r.beside, r.goal, r.status ? `**${r.status}**${r.borderline ? ' (borderline: runs on both sides)' : ''}` : ''].map(cell).join(' | ')} |`),
 ].join('\n');
 
 const methodNotes = [
@@ -946,7 +955,7 @@ const methodNotes = [
   selected.has('build')
     ? `dotnet build: after the setup build (restore included), ${BUILD_RUNS} timed \`dotnet build --no-restore\` (Debug) with bin/ and obj/Debug/ deleted before each (obj/project.assets.json and the other restore outputs kept; MSBuild/compiler servers as the SDK leaves them).`
     : '',
-  `Total bench time: ${Math.floor(totalSeconds / 60)} min ${Math.floor(totalSeconds % 60)} s.`,
+  `Total bench time: ${Math.floor(totalSeconds / 60)} min ${Math.floor(totalSeconds % 60)} s. Load average at the start ${loadAvgAtStart}, at the end ${loadavg().map((l) => l.toFixed(2)).join(', ')} (on ${cpus().length} cores: above ${cpus().length}, other work was competing for the CPU).`,
 ].filter((n) => n !== '');
 
 const profileNotes = profiles.map(({ spec, command, summary }) => {
@@ -969,7 +978,7 @@ process.stdout.write(`${body}\n`);
 if (OUT) {
   const machine = [
     `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
-    `- Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${osName()} (Linux ${release()}); load average at the start ${loadAvgAtStart}`,
+    `- Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${osName()} (Linux ${release()})`,
     `- Node ${process.version}, .NET SDK ${dotnetVersion()}; openapi-mcp-dotnet at ${gitRevision()}`,
     `- Environment: ${['DOTNET_CLI_TELEMETRY_OPTOUT', 'DOTNET_NOLOGO', 'DOTNET_CLI_USE_MSBUILD_SERVER'].map((v) => `${v}=${process.env[v] ?? '(unset)'}`).join(', ')}`,
     `- Command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\``,

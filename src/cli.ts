@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
 import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
 import { writeFiles } from './write.js';
+import { formatReport, reportSelection } from './report.js';
+import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
 import { CLIENT_CONFIG_LOCATIONS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, type McpClient } from './emit/config.js';
 import type { GeneratedFile } from './emit/client.js';
@@ -14,6 +16,29 @@ interface Io {
 }
 
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
+const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
+
+interface SelectionFlags { tags?: string; include?: string[]; exclude?: string[]; readOnly?: boolean; dryRun?: boolean }
+
+/** The options that choose which operations become tools, shared by tools, init and report. */
+function withSelection(command: Command, dryRun = true): Command {
+  command
+    .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
+    .option('--include <patterns>', 'only operations matching a pattern: operationId or tool name glob (list_*), or "METHOD /path" glob (GET /pets/**); comma-separated, repeatable', collect)
+    .option('--exclude <patterns>', 'leave out operations matching a pattern (same forms as --include)', collect)
+    .option('--read-only', 'only GET and HEAD operations');
+  if (dryRun) command.option('--dry-run', 'write nothing: print the tools, the skipped operations and the tools/list size (as the report command)');
+  return command;
+}
+
+function selection(flags: SelectionFlags): Selection {
+  return {
+    tags: splitTags(flags.tags ?? ''),
+    ...(flags.include !== undefined && { include: flags.include }),
+    ...(flags.exclude !== undefined && { exclude: flags.exclude }),
+    ...(flags.readOnly !== undefined && { readOnly: flags.readOnly }),
+  };
+}
 
 /** Runs the command line; returns the exit code. */
 export async function runCli(argv: readonly string[], io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }): Promise<number> {
@@ -52,21 +77,21 @@ function buildProgram(io: Io): Command {
       io.out(`Wrote the client for ${api.model.operations.length} operations and ${api.model.types.size} types: ${written.join(', ')}\n`);
     });
 
-  program.command('tools', { isDefault: true })
+  withSelection(program.command('tools', { isDefault: true })
     .description('write McpTools.g.cs: one MCP tool per operation, calling the client')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .requiredOption('--output-file <file>', 'file that receives the tools (by convention McpTools.g.cs); its folder must exist')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--server-name <name>', 'name of the MCP server')
-    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
-    .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; tags?: string }) => {
+    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client'))
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io);
-      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, tags: splitTags(options.tags ?? '') });
+      if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
+      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options) });
       const file = resolve(options.outputFile);
       await writeFiles(dirname(file), [{ path: file.slice(dirname(file).length + 1), content: tools.content }], false);
-      io.out(`Wrote ${tools.operations.length} tools to ${options.outputFile}\n`);
+      io.out(`Wrote ${tools.operations.length} tools to ${options.outputFile}${tools.skipped.length > 0 ? ` (${tools.skipped.length} operations left out by the selection)` : ''}\n`);
     });
 
   program.command('host')
@@ -88,23 +113,32 @@ function buildProgram(io: Io): Command {
       io.out(`Wrote ${written.join(', ')}\n`);
     });
 
-  program.command('init')
-    .description('create a complete MCP server project: client, tools, host and mcp.json')
+  withSelection(program.command('init')
+    .description('create a complete MCP server project: client, tools, host, README.md and mcp.json')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
-    .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
-    .option('--tags <tags>', 'comma-separated OpenAPI tags: only their operations become tools (default: all operations)')
+    .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)'))
     .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; tags?: string; client?: McpClient; framework?: string }) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string } & SelectionFlags) => {
       const api = await prepareReporting(options.openapiUrl, io);
+      if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const project = generateProject(api, {
-        serverName: options.serverName, outputDir: options.outputDir, tags: splitTags(options.tags ?? ''),
+        serverName: options.serverName, outputDir: options.outputDir, ...selection(options),
         ...(options.client !== undefined && { client: options.client }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
       await writeFiles(options.outputDir, project.files, true);
       io.out(initSummary(options.serverName, resolve(options.outputDir), project, api, options.client));
+    });
+
+  withSelection(program.command('report')
+    .description('print, without writing anything, the tools a selection would give, the operations it skips, and the tools/list size per tag')
+    .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML'), false)
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { openapiUrl: string; json?: boolean } & SelectionFlags) => {
+      const report = reportSelection(await prepareReporting(options.openapiUrl, io), selection(options));
+      io.out(options.json ? JSON.stringify({ ...report, skipped: report.skipped.map((s) => ({ operation: `${s.operation.method.toUpperCase()} ${s.operation.path}`, reason: s.reason })) }, null, 2) + '\n' : formatReport(report));
     });
 
   return program;

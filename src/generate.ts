@@ -10,6 +10,7 @@ import { emitTools } from './emit/tools.js';
 import { emitHost } from './emit/host.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type McpClient } from './emit/config.js';
 import { detectFramework } from './dotnet.js';
+import { selectOperations, type Selection, type Skipped } from './select.js';
 
 export type { GeneratedFile };
 
@@ -33,34 +34,20 @@ export function generateClient(api: PreparedApi, options: { namespace: string; p
   return emitClient(api.model, options.plan ?? planNames(api.model, options.namespace), options.namespace);
 }
 
-export interface ToolsOptions {
+export interface ToolsOptions extends Selection {
   readonly namespace: string;
   readonly clientNamespace: string;
   /** The plan the client was generated with; made from `clientNamespace` when absent (the same one). */
   readonly plan?: NamePlan;
-  /** Keep only operations with one of these tags (case-insensitive); all operations when empty. */
-  readonly tags?: readonly string[];
 }
 
-/** The content of `McpTools.g.cs`. */
-export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[] } {
+/** The content of `McpTools.g.cs`, the operations it has tools for, and those it skipped with the reason. */
+export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkNamespace(options.namespace, '--namespace');
   checkNamespace(options.clientNamespace, '--ext-namespace');
-  const operations = selectOperations(api.model, options.tags ?? []);
   const plan = options.plan ?? planNames(api.model, options.clientNamespace);
-  return { content: emitTools(api.model, plan, operations, options.namespace, options.clientNamespace), operations };
-}
-
-/** Operations carrying one of `tags` (trimmed, case-insensitive); every operation when `tags` is empty. */
-export function selectOperations(model: ApiModel, tags: readonly string[]): Operation[] {
-  const wanted = new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
-  if (wanted.size === 0) return [...model.operations];
-  const selected = model.operations.filter((op) => op.tags.some((t) => wanted.has(t.toLowerCase())));
-  if (selected.length === 0) {
-    const known = model.tags.length > 0 ? model.tags.join(', ') : 'none';
-    throw new GeneratorError('usage', `--tags ${[...wanted].join(',')} matches no operation; the spec's tags are: ${known}`);
-  }
-  return selected;
+  const { selected, skipped } = selectOperations(api.model, plan, options);
+  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace), operations: selected, skipped };
 }
 
 export interface HostProjectOptions {
@@ -88,23 +75,22 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
   }, projectName(options.serverName));
 }
 
-export interface ProjectOptions {
+export interface ProjectOptions extends Selection {
   readonly serverName: string;
   /** Directory of the project; written into `mcp.json` as an absolute path. */
   readonly outputDir: string;
-  readonly tags?: readonly string[];
   readonly framework?: string;
   /** Also write this client's own configuration file. */
   readonly client?: McpClient;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
-export function generateProject(api: PreparedApi, options: ProjectOptions): { files: GeneratedFile[]; operations: readonly Operation[]; namespace: string } {
+export function generateProject(api: PreparedApi, options: ProjectOptions): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[]; namespace: string } {
   checkServerName(options.serverName);
   const namespace = projectName(options.serverName);
   const clientNamespace = `${namespace}.Client`;
   const plan = planNames(api.model, clientNamespace);
-  const tools = generateTools(api, { namespace, clientNamespace, plan, tags: options.tags ?? [] });
+  const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api,
     ...(options.framework !== undefined && { framework: options.framework }),
@@ -119,7 +105,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length) },
     ...(options.client ? [emitClientConfig(options.client, options.serverName, directory, schemes)] : []),
   ];
-  return { files, operations: tools.operations, namespace };
+  return { files, operations: tools.operations, skipped: tools.skipped, namespace };
 }
 
 /** The C# project, assembly and namespace name for a server name: `petstore api` → `PetstoreApi`. */

@@ -1,5 +1,7 @@
 /** Library API: load → model → names → emit. Files come back in memory; only the CLI writes them. */
-export { prepare, generateClient, generateTools, generateHost, generateProject, selectOperations, projectName } from './generate.js';
+export { prepare, generateClient, generateTools, generateHost, generateProject, projectName } from './generate.js';
+export { selectOperations, matches } from './select.js';
+export type { Selection, Skipped } from './select.js';
 export type { PreparedApi, ToolsOptions, HostProjectOptions, ProjectOptions, GeneratedFile } from './generate.js';
 export { GeneratorError, EXIT_CODES } from './errors.js';
 export type { Diagnostic, ErrorKind } from './errors.js';

@@ -10,7 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { runCli } from '../src/index.js';
+import { prepare, runCli } from '../src/index.js';
+import { reportSelection } from '../src/report.js';
 import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
 import { callText, connect, dotnetBuild, readMcpEntry, type ServerEntry } from '../examples/harness.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
@@ -81,6 +82,12 @@ describe('generated Petstore server, driven by an MCP client', () => {
       assert.ok(!names.includes('httpClient') && !names.includes('cancellationToken'), tool.name);
       assert.match(tool.name, /^[a-z0-9_]{1,64}$/);
     }
+  });
+
+  test('report estimates the tools/list size the SDK publishes (within 10%)', async () => {
+    const actual = Buffer.byteLength(JSON.stringify(tools));
+    const estimate = reportSelection(await prepare(EXAMPLE_SPEC), {}).bytes;
+    assert.ok(Math.abs(estimate - actual) / actual < 0.1, `estimate ${estimate} bytes, actual ${actual} bytes`);
   });
 
   test('create, get, list with a query filter, update, delete', async () => {

@@ -25,6 +25,7 @@ function showValue(value: unknown): string {
 
 /** The tool description: the summary, plus the description where it adds to it, trimmed. */
 export function toolDescription(op: Operation): string {
+  if (op.mcp?.description) return trimDescription(op.mcp.description.trim(), MAX_TOOL_DESCRIPTION);
   const summary = op.summary?.trim();
   const description = op.description?.trim();
   let text = summary ?? description ?? `${op.method.toUpperCase()} ${op.path}`;

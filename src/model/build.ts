@@ -6,7 +6,7 @@ import { readRequirement, readSecuritySchemes } from './security.js';
 import {
   HTTP_METHODS,
   type ApiModel, type BodyKind, type HttpMethod, type Operation, type Parameter, type ParameterLocation,
-  type RequestBody, type ResponseKind, type SuccessResponse, type TypeRef,
+  type McpExtension, type RequestBody, type ResponseKind, type SuccessResponse, type TypeRef,
 } from './types.js';
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
@@ -62,6 +62,18 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
     }
   }
 
+  const chosen = new Set<string>();
+  operations.forEach((op, index) => {
+    const name = op.mcp?.name;
+    if (name === undefined) return;
+    if (chosen.has(name)) {
+      warnings.push({ location: `${display}#${op.id}/x-mcp/name`, message: `x-mcp name ${name} is already used by another operation; a name is derived instead` });
+      const { name: _dropped, ...rest } = op.mcp ?? {};
+      operations[index] = { ...op, mcp: rest };
+    }
+    chosen.add(name);
+  });
+
   const info = isObject(root.info) ? root.info : {};
   const serverUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
   return {
@@ -99,6 +111,7 @@ function buildOperation(
   const description = text(node.description);
   const operationId = text(node.operationId);
   const security = readRequirement(node.security) ?? globalSecurity;
+  const mcp = readMcpExtension(node['x-mcp'] ?? item['x-mcp'], `${display}#${at}/x-mcp`);
   return {
     id: at,
     method,
@@ -112,7 +125,19 @@ function buildOperation(
     ...(body !== undefined && { body }),
     success: successResponse(refs, schemas, node.responses, `${at}/responses`, at),
     ...(security !== undefined && security.length > 0 && { security }),
+    ...(mcp !== undefined && { mcp }),
   };
+}
+
+/** `x-mcp: false`, or `x-mcp: { name, description, exclude }`. */
+function readMcpExtension(node: unknown, where: string): McpExtension | undefined {
+  if (node === undefined) return undefined;
+  if (node === false) return { exclude: true };
+  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description or exclude', where);
+  const name = text(node.name);
+  if (name !== undefined && !/^[a-z0-9_]{1,64}$/.test(name)) throw new GeneratorError('spec', `x-mcp name ${JSON.stringify(name)} must match ^[a-z0-9_]{1,64}$`, `${where}/name`);
+  const description = text(node.description);
+  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }) };
 }
 
 /** Path-item parameters, overridden by operation parameters with the same name and location. */

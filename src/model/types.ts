@@ -92,6 +92,15 @@ export type SecurityScheme =
   /** Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. */
   | { readonly kind: 'accessToken'; readonly name: string };
 
+/** `x-mcp` on an operation or its path item: how the spec's author wants the tool. */
+export interface McpExtension {
+  /** Tool name (must match `^[a-z0-9_]{1,64}$`). */
+  readonly name?: string;
+  readonly description?: string;
+  /** `x-mcp: false` or `exclude: true`: no tool. */
+  readonly exclude?: boolean;
+}
+
 export interface Operation {
   /** JSON pointer of the operation, e.g. `/paths/~1pets/get`; unique. */
   readonly id: string;
@@ -105,6 +114,7 @@ export interface Operation {
   readonly parameters: readonly Parameter[];
   readonly body?: RequestBody;
   readonly success: SuccessResponse;
+  readonly mcp?: McpExtension;
   /** Alternatives of scheme names that must all be sent (`[]` inside: anonymous allowed); undefined: none needed. */
   readonly security?: readonly (readonly string[])[];
 }

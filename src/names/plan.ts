@@ -103,9 +103,11 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
   // A tool method may not take the name of a type the tools class uses (Convert, Task, …) or its own.
   const methods = new Set<string>([...RESERVED_MEMBER_NAMES, ...RESERVED_TYPE_NAMES]);
   const result = new Map<string, OperationNames>();
+  // Names the spec's author chose (x-mcp) are taken first.
+  for (const op of list) if (op.mcp?.name) toolNames.add(op.mcp.name);
   for (const op of list) {
     const parts = toolNameParts(op.method, op.path, prefix);
-    const toolName = pickToolName(joinToolName(parts), op, toolNames);
+    const toolName = op.mcp?.name ?? pickToolName(joinToolName(parts), op, toolNames);
     const nameWords = toolName.split('_');
     let toolMethod = unique(identifier(nameWords, 'pascal', 'Call'), methods);
     if (HTTP_CLIENT_MEMBERS.has(`${toolMethod}Async`)) toolMethod = unique(`${toolMethod}Operation`, methods);

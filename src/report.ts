@@ -1,0 +1,76 @@
+import type { PreparedApi } from './generate.js';
+import { planNames } from './names/plan.js';
+import { selectOperations, type Selection, type Skipped } from './select.js';
+import { toolListing } from './emit/listing.js';
+
+/** Clients degrade, or refuse, past these sizes (Cursor shows about 40 tools; VS Code allows 128). */
+export const TOOL_COUNT_WARNING = 40;
+export const TOOL_COUNT_LIMIT = 128;
+export const TOKEN_WARNING = 20_000;
+
+export interface ToolSize {
+  readonly name: string;
+  readonly operation: string;
+  readonly tags: readonly string[];
+  readonly bytes: number;
+}
+
+export interface SelectionReport {
+  readonly title: string;
+  readonly tools: readonly ToolSize[];
+  readonly skipped: readonly Skipped[];
+  readonly bytes: number;
+  readonly byTag: readonly { tag: string; tools: number; bytes: number }[];
+  readonly warnings: readonly string[];
+}
+
+/** Roughly four bytes of JSON per token. */
+export const approximateTokens = (bytes: number): number => Math.ceil(bytes / 4);
+
+/** What a selection would generate, without writing anything: tools, skipped operations, tools/list size. */
+export function reportSelection(api: PreparedApi, selection: Selection): SelectionReport {
+  const plan = planNames(api.model);
+  const { selected, skipped } = selectOperations(api.model, plan, selection);
+  const tools = selected.map((op) => ({
+    name: plan.operations.get(op.id)?.toolName ?? '',
+    operation: `${op.method.toUpperCase()} ${op.path}`,
+    tags: op.tags,
+    bytes: Buffer.byteLength(JSON.stringify(toolListing(api.model, plan, op))),
+  }));
+  const bytes = tools.reduce((sum, t) => sum + t.bytes, 0) + 12;
+  const tags = new Map<string, { tools: number; bytes: number }>();
+  for (const tool of tools) {
+    for (const tag of tool.tags.length > 0 ? tool.tags : ['(untagged)']) {
+      const entry = tags.get(tag) ?? { tools: 0, bytes: 0 };
+      entry.tools++;
+      entry.bytes += tool.bytes;
+      tags.set(tag, entry);
+    }
+  }
+  const byTag = [...tags.entries()].map(([tag, v]) => ({ tag, ...v })).sort((a, b) => b.bytes - a.bytes);
+  const largest = byTag.slice(0, 3).map((t) => `${t.tag} (${t.tools} tools, ~${approximateTokens(t.bytes).toLocaleString('en-US')} tokens)`).join(', ');
+  const warnings: string[] = [];
+  if (tools.length > TOOL_COUNT_LIMIT) warnings.push(`${tools.length} tools is over the ${TOOL_COUNT_LIMIT} that VS Code accepts; pick tags with --tags. Largest tags: ${largest}`);
+  else if (tools.length > TOOL_COUNT_WARNING) warnings.push(`${tools.length} tools: assistants choose less well past about ${TOOL_COUNT_WARNING}. Largest tags: ${largest}`);
+  if (approximateTokens(bytes) > TOKEN_WARNING) warnings.push(`tools/list is ~${approximateTokens(bytes).toLocaleString('en-US')} tokens, over ${TOKEN_WARNING.toLocaleString('en-US')}: it takes that much of every conversation. Largest tags: ${largest}`);
+  return { title: `${api.model.title} ${api.model.version}`.trim(), tools, skipped, bytes, byTag, warnings };
+}
+
+/** The report as text for a terminal. */
+export function formatReport(report: SelectionReport): string {
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const width = Math.max(4, ...report.tools.map((t) => t.name.length));
+  const tagWidth = Math.max(3, ...report.byTag.map((t) => t.tag.length));
+  return [
+    `${report.title}: ${report.tools.length} tools, ${report.skipped.length} operations skipped; tools/list ~${n(report.bytes)} bytes, ~${n(approximateTokens(report.bytes))} tokens`,
+    '',
+    `${'tag'.padEnd(tagWidth)}  tools  ~tokens`,
+    ...report.byTag.map((t) => `${t.tag.padEnd(tagWidth)}  ${String(t.tools).padStart(5)}  ${n(approximateTokens(t.bytes)).padStart(7)}`),
+    '',
+    'tools:',
+    ...report.tools.map((t) => `  ${t.name.padEnd(width)}  ${t.operation}  (~${n(approximateTokens(t.bytes))} tokens)`),
+    ...(report.skipped.length > 0 ? ['', 'skipped:', ...report.skipped.map((s) => `  ${s.operation.method.toUpperCase()} ${s.operation.path}: ${s.reason}`)] : []),
+    ...(report.warnings.length > 0 ? ['', ...report.warnings.map((w) => `warning: ${w}`)] : []),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,70 @@
+import { GeneratorError } from './errors.js';
+import type { ApiModel, Operation } from './model/types.js';
+import type { NamePlan } from './names/plan.js';
+
+/** Which operations become tools. Every filter given must let an operation through. */
+export interface Selection {
+  /** Keep operations with one of these tags (case-insensitive). */
+  readonly tags?: readonly string[];
+  /** Keep operations matching one of these patterns: an operationId or tool name glob, or `METHOD /path` glob. */
+  readonly include?: readonly string[];
+  /** Drop operations matching one of these patterns. */
+  readonly exclude?: readonly string[];
+  /** Keep only GET and HEAD operations. */
+  readonly readOnly?: boolean;
+}
+
+export interface Skipped {
+  readonly operation: Operation;
+  readonly reason: string;
+}
+
+/**
+ * Patterns: `listPets` or `list_*` match the operationId or the tool name (`*` any characters);
+ * `GET /pets/*` matches method and path (`*` within one segment, `**` across segments, method `*` any).
+ */
+export function matches(pattern: string, op: Operation, toolName: string): boolean {
+  const trimmed = pattern.trim();
+  const space = trimmed.indexOf(' ');
+  if (space > 0) {
+    const methods = trimmed.slice(0, space).toLowerCase().split('|');
+    const path = trimmed.slice(space + 1).trim();
+    if (!methods.includes('*') && !methods.includes(op.method)) return false;
+    return globRegex(path, '[^/]*').test(op.path);
+  }
+  const regex = globRegex(trimmed, '.*');
+  return regex.test(toolName) || (op.operationId !== undefined && regex.test(op.operationId));
+}
+
+function globRegex(glob: string, star: string): RegExp {
+  const source = glob.split('**').map((part) => part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join(star)).join('.*');
+  return new RegExp(`^${source}$`, 'i');
+}
+
+/** The operations that become tools, and why each other one does not. */
+export function selectOperations(model: ApiModel, plan: NamePlan, selection: Selection = {}): { selected: Operation[]; skipped: Skipped[] } {
+  const tags = new Set((selection.tags ?? []).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
+  const include = (selection.include ?? []).filter((p) => p.trim() !== '');
+  const exclude = (selection.exclude ?? []).filter((p) => p.trim() !== '');
+  const selected: Operation[] = [];
+  const skipped: Skipped[] = [];
+  for (const op of model.operations) {
+    const toolName = plan.operations.get(op.id)?.toolName ?? '';
+    const reason = op.mcp?.exclude ? 'excluded by x-mcp in the spec'
+      : tags.size > 0 && !op.tags.some((t) => tags.has(t.toLowerCase())) ? `no tag among --tags (${op.tags.join(', ') || 'untagged'})`
+      : selection.readOnly && op.method !== 'get' && op.method !== 'head' ? '--read-only keeps only GET and HEAD'
+      : include.length > 0 && !include.some((p) => matches(p, op, toolName)) ? 'matches no --include pattern'
+      : exclude.find((p) => matches(p, op, toolName)) !== undefined ? `matches --exclude ${JSON.stringify(exclude.find((p) => matches(p, op, toolName)))}`
+      : undefined;
+    if (reason) skipped.push({ operation: op, reason });
+    else selected.push(op);
+  }
+  if (selected.length === 0 && model.operations.length > 0) {
+    if (tags.size > 0 && !model.operations.some((op) => op.tags.some((t) => tags.has(t.toLowerCase())))) {
+      const known = model.tags.length > 0 ? model.tags.join(', ') : 'none';
+      throw new GeneratorError('usage', `--tags ${[...tags].join(',')} matches no operation; the spec's tags are: ${known}`);
+    }
+    throw new GeneratorError('usage', `the selection leaves no operation (${model.operations.length} skipped, e.g. ${skipped[0]?.operation.method.toUpperCase()} ${skipped[0]?.operation.path}: ${skipped[0]?.reason})`);
+  }
+  return { selected, skipped };
+}
