@@ -25,6 +25,11 @@ export interface PreparedApi {
 export async function prepare(input: string): Promise<PreparedApi> {
   const spec = await loadSpec(input);
   const { model, warnings } = buildModel(spec);
+  const skipped = warnings.filter((w) => w.message.startsWith('skipped '));
+  if (model.operations.length === 0 && skipped[0]) {
+    // Nothing could be generated: the first broken operation is the error.
+    throw new GeneratorError('spec', skipped[0].message.replace(/^skipped [A-Z]+ \S+: /, ''), skipped[0].location);
+  }
   return { spec, model, warnings };
 }
 

@@ -1,4 +1,8 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { open } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +28,37 @@ const toolsArgs = (spec: string, output = join(tmp, 'out', 'McpTools.g.cs')): st
 
 await mkdir(join(tmp, 'out'));
 
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function sparse(name: string, bytes: number): Promise<string> {
+  const path = join(tmp, name);
+  const handle = await open(path, 'w');
+  await handle.truncate(bytes);
+  await handle.close();
+  return path;
+}
+
+/** Serves the example spec (as JSON and YAML) on 127.0.0.1 for the URL cases. */
+const exampleText = await readFile(EXAMPLE_SPEC, 'utf8');
+const httpServer = createServer((request, response) => {
+  if (request.url === '/petstore.yaml') {
+    response.writeHead(200, { 'content-type': 'application/yaml' });
+    response.end(exampleText);
+  } else {
+    response.writeHead(404);
+    response.end('not here');
+  }
+});
+await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+const specServer = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+after(() => new Promise<void>((resolve) => httpServer.close(() => resolve())));
+
 interface Case { name: string; args: () => Promise<string[]>; code: number; message: RegExp }
 const cases: Case[] = [
   { name: 'missing file', args: async () => toolsArgs(join(tmp, 'nope.yaml')), code: EXIT_CODES.spec, message: /nope\.yaml: cannot read the OpenAPI document: no such file/ },
@@ -38,6 +73,13 @@ const cases: Case[] = [
   { name: 'unknown option', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--colour'], code: EXIT_CODES.usage, message: /unknown option '--colour'/ },
   { name: 'missing required option', args: async () => ['client', '-u', EXAMPLE_SPEC, '-o', tmp], code: EXIT_CODES.usage, message: /required option '-n, --namespace <namespace>' not specified/ },
   { name: 'tags that match no operation', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--tags', 'stores'], code: EXIT_CODES.usage, message: /--tags stores matches no operation; the spec's tags are: pets, owners/ },
+  { name: 'dangling $ref', args: async () => toolsArgs(await file('dangling.json', JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Missing' } } } } } } } } }))), code: EXIT_CODES.spec, message: /dangling\.json#\/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref: \$ref "#\/components\/schemas\/Missing" points to nothing/ },
+  { name: 'external $ref to a file that cannot be read', args: async () => toolsArgs(await file('external.json', JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { $ref: 'paths/missing.json' } } }))), code: EXIT_CODES.spec, message: /external\.json#: cannot resolve an external \$ref: .*missing\.json/ },
+  { name: 'external $ref outside the spec folder', args: async () => toolsArgs(await file('escape.json', JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { $ref: '../../etc/passwd' } } }))), code: EXIT_CODES.spec, message: /escape\.json#\/paths\/~1a: external \$ref "\.\.\/\.\.\/etc\/passwd" leaves the spec's folder/ },
+  { name: 'unreachable URL', args: async () => toolsArgs(`http://127.0.0.1:${await closedPort()}/openapi.json`), code: EXIT_CODES.spec, message: /http:\/\/127\.0\.0\.1:\d+\/openapi\.json: cannot download the OpenAPI document: .*ECONNREFUSED/ },
+  { name: 'HTTP error from the URL', args: async () => toolsArgs(`${specServer}/missing.json`), code: EXIT_CODES.spec, message: /missing\.json: cannot download the OpenAPI document: HTTP 404 Not Found/ },
+  { name: 'spec over the size limit', args: async () => toolsArgs(await sparse('huge.json', 201 * 1024 * 1024)), code: EXIT_CODES.spec, message: /huge\.json: the OpenAPI document is 201 MB, over the 200 MB limit/ },
+  { name: 'output path below a file', args: async () => toolsArgs(EXAMPLE_SPEC, join(await file('plain.txt', 'x'), 'McpTools.g.cs')), code: EXIT_CODES.output, message: /plain\.txt\/McpTools\.g\.cs: cannot write: the parent is not a directory/ },
   { name: 'output folder that does not exist', args: async () => toolsArgs(EXAMPLE_SPEC, join(tmp, 'missing', 'McpTools.g.cs')), code: EXIT_CODES.output, message: /McpTools\.g\.cs: cannot write: the directory .*missing does not exist/ },
 ];
 
@@ -69,6 +111,15 @@ test('tools writes the file and reports the tool count; --tags selects case-inse
   assert.match(owners.out, /Wrote 2 tools/);
   const content = await readFile(output, 'utf8');
   assert.deepEqual([...content.matchAll(/Name = "([a-z_]+)"/g)].map((m) => m[1]), ['list_owners', 'list_owner_pets']);
+});
+
+test('the spec can be a file:// URL or an http:// URL (YAML)', async () => {
+  for (const source of [pathToFileURL(EXAMPLE_SPEC).href, `${specServer}/petstore.yaml`]) {
+    const output = join(tmp, 'out', 'FromUrl.g.cs');
+    const result = await cli(toolsArgs(source, output));
+    assert.equal(result.code, 0, result.err);
+    assert.match(await readFile(output, 'utf8'), /Name = "list_owner_pets"/);
+  }
 });
 
 test('the default command is tools, as in SPEC 4.1', async () => {
