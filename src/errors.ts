@@ -25,7 +25,8 @@ export class GeneratorError extends Error {
 
 /** Encodes one JSON pointer token (RFC 6901). */
 export function pointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+  const text = String(token);
+  return text.includes('~') || text.includes('/') ? text.replace(/~/g, '~0').replace(/\//g, '~1') : text;
 }
 
 /** Builds a JSON pointer from tokens. */

@@ -1,10 +1,12 @@
+const INDENTS = Array.from({ length: 8 }, (_, depth) => '    '.repeat(depth));
+
 /** Builds C# source text: indentation, LF newlines, and escaping of everything that comes from the spec. */
 export class CSharpWriter {
   private readonly lines: string[] = [];
   private depth = 0;
 
   line(text = ''): this {
-    this.lines.push(text === '' ? '' : '    '.repeat(this.depth) + text);
+    this.lines.push(text === '' ? '' : (INDENTS[this.depth] ?? '    '.repeat(this.depth)) + text);
     return this;
   }
 
@@ -41,6 +43,7 @@ const LINE_BREAKS = /\r\n|[\r\n\u2028\u2029\u0085]/;
 /** Lines of text safe inside an XML doc comment. */
 export function docLines(text: string | undefined): string[] {
   if (text === undefined) return [];
+  if (PLAIN_XML.test(text)) return text.trim() === '' ? [] : [text.trimEnd()];
   const lines = text.split(LINE_BREAKS).map((l) => xmlEscape(l).trimEnd());
   while (lines.length > 0 && lines[0] === '') lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
@@ -56,8 +59,13 @@ function stripInvalid(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');
 }
 
+/** Text that needs no escaping in XML nor in a C# string literal (printable ASCII without " \\ & < >). */
+const PLAIN_XML = /^[^&<>\u0000-\u001f\u007f-\u009f\u2028\u2029\ud800-\udfff\ufffe\uffff]*$/;
+const PLAIN_LITERAL = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** A C# regular string literal, with every character that could end or break it escaped. */
 export function stringLiteral(text: string): string {
+  if (PLAIN_LITERAL.test(text)) return `"${text}"`;
   let out = '"';
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;

@@ -1,6 +1,5 @@
 import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
 import { createRequire } from 'node:module';
-import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
 import { parseSpecText } from './parse.js';
 import { readSpecSource, type SpecSource } from './source.js';
@@ -25,7 +24,8 @@ export async function loadSpec(input: string): Promise<LoadedSpec> {
   const originalVersion = detectVersion(root, source.display);
   const warnings: Diagnostic[] = [];
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
-  const external = findExternalRefs(root);
+  // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
+  const external = mayHaveExternalRefs(source.text) ? findExternalRefs(root) : [];
   if (external.length > 0) root = await bundleExternalRefs(root, source, external);
   if (typeof root.paths !== 'object' || root.paths === null) {
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
@@ -65,6 +65,11 @@ interface ExternalRef {
   readonly ref: string;
 }
 
+/** False when the text certainly has no `$ref` outside the document (JSON or YAML spelling). */
+function mayHaveExternalRefs(text: string): boolean {
+  return /\$ref['"]?\s*:\s*['"]?(?!#)[^\s'"]/.test(text);
+}
+
 /** Every `$ref` that does not point into the document itself. */
 export function findExternalRefs(root: unknown): ExternalRef[] {
   const found: ExternalRef[] = [];
@@ -91,6 +96,7 @@ export function findExternalRefs(root: unknown): ExternalRef[] {
  */
 async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[]): Promise<Record<string, unknown>> {
   for (const { at, ref } of refs) checkExternalRef(ref, source, at);
+  const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
   try {
     const bundled = await $RefParser.bundle(source.location, root, {
       resolve: { external: true, http: source.isUrl ? { timeout: 60_000 } : false },

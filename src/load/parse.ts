@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import { GeneratorError } from '../errors.js';
 import { locateJsonError } from './json-error.js';
 
@@ -21,7 +21,11 @@ function parseJson(text: string, display: string): unknown {
   }
 }
 
+/** The YAML library, loaded only for YAML input. */
+const loadYaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+
 function parseYaml(text: string, display: string): unknown {
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const first = document.errors[0];

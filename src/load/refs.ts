@@ -2,6 +2,8 @@ import { GeneratorError } from '../errors.js';
 
 /** Resolves internal `$ref`s (`#/json/pointer`) lazily, keeping the pointer as the target's identity. */
 export class RefResolver {
+  private readonly resolved = new Map<string, unknown>();
+
   constructor(
     readonly root: unknown,
     private readonly display: string,
@@ -10,6 +12,13 @@ export class RefResolver {
   /** The value at a JSON pointer (`/a/b`), or undefined. */
   at(pointer: string): unknown {
     if (pointer === '') return this.root;
+    if (this.resolved.has(pointer)) return this.resolved.get(pointer);
+    const value = this.walk(pointer);
+    this.resolved.set(pointer, value);
+    return value;
+  }
+
+  private walk(pointer: string): unknown {
     let node: unknown = this.root;
     for (const raw of pointer.slice(1).split('/')) {
       const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -32,8 +32,11 @@ export class SchemaTypes {
   /** Description, enum values, default and format of a schema; `$ref` siblings win over the target. */
   facts(node: unknown, at: string): SchemaFacts {
     if (!isObject(node)) return {};
-    const own = node;
-    const target = isRef(node) ? this.refs.follow(node, at).value : node;
+    return this.factsOf(node, isRef(node) ? this.refs.follow(node, at).value : node);
+  }
+
+  /** Facts of `own`, whose `$ref` (if any) leads to `target`. */
+  private factsOf(own: Schema, target: unknown): SchemaFacts {
     const resolved = isObject(target) ? target : {};
     const description = text(own.description) ?? text(resolved.description) ?? text(own.title) ?? text(resolved.title);
     const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
@@ -47,13 +50,6 @@ export class SchemaTypes {
     };
   }
 
-  /** `readOnly` on the property or its target: the server sets it, so a request never requires it. */
-  private isReadOnly(node: unknown, at: string): boolean {
-    if (!isObject(node)) return false;
-    if (node.readOnly === true) return true;
-    const target = isRef(node) ? this.refs.follow(node, at).value : undefined;
-    return isObject(target) && target.readOnly === true;
-  }
 
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
     if (!isObject(node)) return { kind: 'any', nullable: true };
@@ -138,12 +134,14 @@ export class SchemaTypes {
     const properties = isObject(node.properties) ? node.properties : {};
     for (const [name, schema] of Object.entries(properties)) {
       const propertyAt = `${at}/properties/${pointerToken(name)}`;
+      const target = isRef(schema) ? this.refs.follow(schema, propertyAt).value : schema;
       const property: Property = {
         jsonName: name,
         type: this.typeOf(schema, propertyAt, { kind: 'property', parent: owner, property: name }),
         required: false,
-        readOnly: this.isReadOnly(schema, propertyAt),
-        facts: this.facts(schema, propertyAt),
+        // readOnly on the property or its target: the server sets it, so a request never requires it.
+        readOnly: isObject(schema) && (schema.readOnly === true || (isObject(target) && target.readOnly === true)),
+        facts: isObject(schema) ? this.factsOf(schema, target) : {},
       };
       const index = seen.get(name);
       if (index === undefined) {

@@ -50,13 +50,25 @@ export function commonPrefixLength(paths: readonly string[]): number {
   return length;
 }
 
+/** pluralize runs dozens of regular expressions per word; paths repeat their words, so memoise (bounded, pure). */
+const SINGULAR = new Map<string, string>();
+function singularOf(word: string): string {
+  let found = SINGULAR.get(word);
+  if (found === undefined) {
+    if (SINGULAR.size >= 20_000) SINGULAR.clear();
+    found = pluralize.singular(word);
+    SINGULAR.set(word, found);
+  }
+  return found;
+}
+
 const singular = (ws: readonly string[]): string[] => {
   const last = ws[ws.length - 1];
-  return last === undefined ? [] : [...ws.slice(0, -1), pluralize.singular(last)];
+  return last === undefined ? [] : [...ws.slice(0, -1), singularOf(last)];
 };
 const isPlural = (ws: readonly string[]): boolean => {
   const last = ws[ws.length - 1];
-  return last !== undefined && pluralize.isPlural(last) && pluralize.singular(last) !== last;
+  return last !== undefined && singularOf(last) !== last && pluralize.isPlural(last);
 };
 
 /** Last path words that name an action rather than a resource: `POST /orders/{id}/cancel` → cancel_order. */
