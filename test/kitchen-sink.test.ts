@@ -90,6 +90,12 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.equal(last().url, '/v1/items/a%2Fb%3Fc%23d?id=q');
     assert.equal(await callText(client, 'delete_item', { id: '..' }), '{"status":204}');
     assert.equal(last().url, '/v1/items/%2E%2E');
+    const count = api.requests.length;
+    for (const id of ['//evil.example/x', 'http://evil.example/', '../../../admin', '%2e%2e', 'a\r\nHost: evil.example']) {
+      await callText(client, 'delete_item', { id });
+      assert.equal(last().url, `/v1/items/${encodeURIComponent(id).replace(/^\.\.$/, '%2E%2E')}`);
+    }
+    assert.equal(api.requests.length, count + 5);
   });
 
   test('multipart upload with a file, binary download, text in and out', async () => {
