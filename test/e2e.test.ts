@@ -59,8 +59,12 @@ describe('generated Petstore server, driven by an MCP client', () => {
     assert.match(list.description ?? '', /^List pets\n\nReturns all pets/);
     assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}), ['species', 'limit', 'xRequestId']);
     assert.equal(list.inputSchema.required, undefined);
-    assert.match(list.inputSchema.properties?.species?.description ?? '', /Allowed values: dog, cat, bird\./);
-    assert.match(list.inputSchema.properties?.limit?.description ?? '', /Default: 20\./);
+    const species = list.inputSchema.properties?.species as { enum?: unknown[]; description?: string };
+    assert.deepEqual(species.enum, ['dog', 'cat', 'bird']);
+    assert.equal(species.description, 'Only return pets of this species.');
+    const limit = list.inputSchema.properties?.limit as { minimum?: number; maximum?: number; description?: string };
+    assert.equal(limit.description, 'Maximum number of pets to return (1-100). Default: 20.');
+    assert.deepEqual([limit.minimum, limit.maximum], [1, 100]);
     assert.deepEqual(list.annotations, { title: 'List pets', readOnlyHint: true, destructiveHint: false, idempotentHint: true });
 
     const get = byName.get('get_pet')!;
@@ -72,6 +76,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
     const body = create.inputSchema.properties?.body;
     assert.deepEqual(Object.keys(body?.properties ?? {}), ['name', 'species', 'tag', 'ownerId']);
     assert.deepEqual(body?.required, ['name', 'species']);
+    assert.deepEqual((body?.properties?.species as { enum?: unknown[] }).enum, ['dog', 'cat', 'bird']);
     assert.equal(create.annotations?.readOnlyHint, false);
 
     assert.deepEqual(byName.get('update_pet')!.inputSchema.required, ['petId', 'body']);

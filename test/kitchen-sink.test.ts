@@ -61,7 +61,12 @@ describe('kitchen-sink API through the generated MCP server', () => {
     }
     const list = tools.find((t) => t.name === 'list_items')!;
     assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}), ['tags', 'ids', 'filter', 'sort', 'class', 'pageSize', 'xTrace', 'session']);
-    assert.match(String((list.inputSchema.properties?.sort as { description?: string }).description), /Allowed values: \+name, -name, "". Default: \+name\./);
+    const sort = list.inputSchema.properties?.sort as { description?: string; enum?: unknown[] };
+    assert.deepEqual(sort.enum, ['+name', '-name', '']);
+    assert.equal(sort.description, 'Query parameter sort. Default: +name.');
+    const create = tools.find((t) => t.name === 'create_item')!;
+    const body = (create.inputSchema.properties?.body ?? {}) as Schema;
+    assert.deepEqual((body.properties?.level as { enum?: unknown[] }).enum, [1, 2, 3]);
     const get = tools.find((t) => t.name === 'get_item')!;
     assert.deepEqual(Object.keys(get.inputSchema.properties ?? {}), ['id', 'idQuery']);
     assert.deepEqual(get.inputSchema.required, ['id']);

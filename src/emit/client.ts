@@ -3,6 +3,7 @@ import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../m
 import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../names/plan.js';
 import { banner } from './banner.js';
 import { valueDescription } from './describe.js';
+import { constraintAttributes, enumInSchema } from './constraints.js';
 import { methodParameters } from './signature.js';
 import { csharpType } from './types.js';
 import { CSharpWriter, docLines, stringLiteral } from './writer.js';
@@ -35,7 +36,7 @@ export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): 
 function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
   const w = new CSharpWriter();
   w.line(banner(source).trimEnd()).line('#nullable enable').line();
-  for (const using of ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
+  for (const using of ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.ComponentModel.DataAnnotations', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
   w.line().line(`namespace ${namespace};`);
   for (const type of model.types.values()) {
     const names = plan.types.get(type.id);
@@ -45,8 +46,10 @@ function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: 
     type.properties.forEach((property, index) => {
       if (index > 0) w.line();
       const description = valueDescription(property.facts);
+      const schemaDescription = valueDescription(property.facts, undefined, enumInSchema(property.type, property.facts));
       w.doc('summary', description);
-      if (description) w.line(`[Description(${stringLiteral(description)})]`);
+      if (schemaDescription) w.line(`[Description(${stringLiteral(schemaDescription)})]`);
+      for (const attribute of constraintAttributes(property.type, property.facts)) w.line(`[${attribute}]`);
       w.line(`[JsonPropertyName(${stringLiteral(property.jsonName)})]`);
       const required = property.required ? 'required ' : '';
       w.line(`public ${required}${csharpType(property.type, plan, !property.required)} ${names.properties[index]} { get; init; }`);

@@ -4,12 +4,12 @@ import type { Operation, SchemaFacts } from '../model/types.js';
 export const MAX_TOOL_DESCRIPTION = 1024;
 const MAX_ENUM_VALUES = 50;
 
-/** A parameter or property description: the spec's text, allowed values, default. */
-export function valueDescription(facts: SchemaFacts, fallback?: string): string | undefined {
+/** A parameter or property description: the spec's text, allowed values (unless the schema has them as `enum`), default. */
+export function valueDescription(facts: SchemaFacts, fallback?: string, enumInSchema = false): string | undefined {
   const parts: string[] = [];
   const text = (facts.description ?? fallback)?.trim();
   if (text) parts.push(/[.!?:]$/.test(text) ? text : text + '.');
-  if (facts.enumValues && facts.enumValues.length > 0) {
+  if (facts.enumValues && facts.enumValues.length > 0 && !enumInSchema) {
     const shown = facts.enumValues.slice(0, MAX_ENUM_VALUES).map(showValue);
     const more = facts.enumValues.length > MAX_ENUM_VALUES ? `, … (${facts.enumValues.length} in all)` : '';
     parts.push(`Allowed values: ${shown.join(', ')}${more}.`);

@@ -1,4 +1,5 @@
-import type { ApiModel, Operation, TypeRef } from '../model/types.js';
+import type { ApiModel, Operation, SchemaFacts, TypeRef } from '../model/types.js';
+import { constraintAttributes, enumInSchema } from './constraints.js';
 import type { NamePlan } from '../names/plan.js';
 import { bareName } from '../names/identifiers.js';
 import { toolDescription, valueDescription } from './describe.js';
@@ -22,7 +23,8 @@ export function toolListing(model: ApiModel, plan: NamePlan, op: Operation): Rec
   const properties: Record<string, JsonSchema> = {};
   for (const p of parameters) {
     const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
-    properties[bareName(p.name)] = { description: p.description, ...schema(model, plan, type, p.optional, new Set()), ...(p.optional && { default: null }) };
+    const facts = p.source.kind === 'parameter' ? p.source.parameter.facts : {};
+    properties[bareName(p.name)] = { description: p.schemaDescription, ...schema(model, plan, type, p.optional, new Set()), ...(p.optional && { default: null }), ...constraints(type, facts) };
   }
   const required = parameters.filter((p) => !p.optional).map((p) => bareName(p.name));
   const readOnly = op.method === 'get' || op.method === 'head';
@@ -49,11 +51,20 @@ function schema(model: ApiModel, plan: NamePlan, type: TypeRef, optional: boolea
       const inner = new Set(seen).add(type.id);
       const properties: Record<string, JsonSchema> = {};
       for (const p of declared.properties) {
-        const description = valueDescription(p.facts);
-        properties[p.jsonName] = { ...(description && { description }), ...schema(model, plan, p.type, !p.required, inner) };
+        const description = valueDescription(p.facts, undefined, enumInSchema(p.type, p.facts));
+        properties[p.jsonName] = { ...(description && { description }), ...schema(model, plan, p.type, !p.required, inner), ...constraints(p.type, p.facts) };
       }
       const required = declared.properties.filter((p) => p.required).map((p) => p.jsonName);
       return typed({ type: 'object', properties, ...(required.length > 0 && { required }) });
     }
   }
+}
+
+/** The `enum`, `minimum` and `maximum` keywords the SDK derives from the constraint attributes. */
+function constraints(type: TypeRef, facts: SchemaFacts): JsonSchema {
+  const attributes = constraintAttributes(type, facts);
+  return {
+    ...(attributes.some((a) => a.startsWith('AllowedValues(')) && { enum: (facts.enumValues ?? []).filter((v) => v !== null) }),
+    ...(attributes.some((a) => a.startsWith('Range(')) && { minimum: facts.minimum, maximum: facts.maximum }),
+  };
 }

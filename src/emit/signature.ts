@@ -3,6 +3,7 @@ import { BODY_PARAMETER } from '../names/plan.js';
 import type { Operation, Parameter, RequestBody } from '../model/types.js';
 import { csharpType } from './types.js';
 import { valueDescription } from './describe.js';
+import { constraintAttributes, enumInSchema } from './constraints.js';
 
 /** One C# parameter of a generated client or tool method. */
 export interface MethodParameter {
@@ -10,7 +11,12 @@ export interface MethodParameter {
   readonly type: string;
   /** Has a `= null` default (and so is optional in the tool's input schema). */
   readonly optional: boolean;
+  /** The whole description, for XML docs. */
   readonly description: string;
+  /** The description a tool publishes: without the allowed values that `attributes` put into the schema. */
+  readonly schemaDescription: string;
+  /** DataAnnotations the SDK turns into schema keywords (`AllowedValues(...)`, `Range(...)`). */
+  readonly attributes: readonly string[];
   readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody };
 }
 
@@ -21,20 +27,28 @@ const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie:
  * required ones (path first), the body when required, then the optional ones.
  */
 export function methodParameters(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
-  const list: MethodParameter[] = op.parameters.map((parameter, index) => ({
-    name: names.parameters[index] ?? `p${index}`,
-    type: csharpType(parameter.type, plan, !parameter.required),
-    optional: !parameter.required,
-    description: valueDescription(parameter.facts, `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`) ?? '',
-    source: { kind: 'parameter', parameter },
-  }));
+  const list: MethodParameter[] = op.parameters.map((parameter, index) => {
+    const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
+    return {
+      name: names.parameters[index] ?? `p${index}`,
+      type: csharpType(parameter.type, plan, !parameter.required),
+      optional: !parameter.required,
+      description: valueDescription(parameter.facts, fallback) ?? '',
+      schemaDescription: valueDescription(parameter.facts, fallback, enumInSchema(parameter.type, parameter.facts)) ?? '',
+      attributes: constraintAttributes(parameter.type, parameter.facts),
+      source: { kind: 'parameter', parameter },
+    };
+  });
   if (op.body) {
     const body = op.body;
+    const bodyDescription = body.description?.trim() || (body.kind === 'binary' ? `Request body (${body.mediaType}), base64-encoded.` : `Request body (${body.mediaType}).`);
     list.push({
       name: BODY_PARAMETER,
       type: body.kind === 'text' ? (body.required ? 'string' : 'string?') : body.kind === 'binary' ? (body.required ? 'byte[]' : 'byte[]?') : csharpType(body.type, plan, !body.required),
       optional: !body.required,
-      description: body.description?.trim() || (body.kind === 'binary' ? `Request body (${body.mediaType}), base64-encoded.` : `Request body (${body.mediaType}).`),
+      description: bodyDescription,
+      schemaDescription: bodyDescription,
+      attributes: [],
       source: { kind: 'body', body },
     });
   }

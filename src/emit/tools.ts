@@ -27,7 +27,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable');
   if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
   w.line();
-  const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
+  const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.ComponentModel.DataAnnotations', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
   for (const using of usings) w.line(`using ${using};`);
   w.line().line(`namespace ${namespace};`).line();
   if (clientNamespace !== namespace) {
@@ -56,7 +56,7 @@ function emitTool(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
-    ...parameters.map((p) => `[Description(${stringLiteral(p.description)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
+    ...parameters.map((p) => `[${[`Description(${stringLiteral(p.schemaDescription)})`, ...p.attributes].join(', ')}] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
     `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,
     `CancellationToken ${CANCELLATION_PARAMETER} = default`,
   ];

@@ -42,7 +42,11 @@ export class SchemaTypes {
     const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
     const defaultValue = own.default ?? resolved.default;
     const format = text(resolved.format);
+    const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
+    const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
     return {
+      ...(minimum !== undefined && { minimum }),
+      ...(maximum !== undefined && { maximum }),
       ...(description !== undefined && { description }),
       ...(enumValues !== undefined && { enumValues }),
       ...(defaultValue !== undefined && { defaultValue }),

@@ -23,6 +23,8 @@ export interface SchemaFacts {
   readonly enumValues?: readonly unknown[];
   readonly defaultValue?: unknown;
   readonly format?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
 }
 
 /** Where an object type came from; the naming plan names it from this. */

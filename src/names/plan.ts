@@ -45,7 +45,8 @@ const RESERVED_TYPE_NAMES = new Set<string>([
   'JsonSerializerDefaults', 'JsonIgnoreCondition', 'JsonNumberHandling', 'JsonPropertyName', 'JsonPropertyNameAttribute',
   'JsonTypeInfo', 'JsonTypeInfoKind', 'DefaultJsonTypeInfoResolver',
   // attributes and MCP
-  'Description', 'DescriptionAttribute', 'Obsolete', 'ObsoleteAttribute', 'McpServerTool', 'McpServerToolType',
+  'Description', 'DescriptionAttribute', 'Obsolete', 'ObsoleteAttribute', 'AllowedValues', 'AllowedValuesAttribute', 'Range',
+  'RangeAttribute', 'McpServerTool', 'McpServerToolType',
   'McpServerToolAttribute', 'McpServerToolTypeAttribute',
 ]);
 

@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
+using System.ComponentModel.DataAnnotations;
 using System.Net.Http;
 using System.Text.Json;
 using System.Threading;
@@ -24,8 +25,8 @@ public static partial class McpTools
     [McpServerTool(Name = "list_pets", Title = "List pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List pets\n\nReturns all pets, optionally filtered by species and limited in number.")]
     public static async Task<string> ListPets(
-        [Description("Only return pets of this species. Allowed values: dog, cat, bird.")] string? species = null,
-        [Description("Maximum number of pets to return (1-100). Default: 20.")] int? limit = null,
+        [Description("Only return pets of this species."), AllowedValues("dog", "cat", "bird")] string? species = null,
+        [Description("Maximum number of pets to return (1-100). Default: 20."), Range(1, 100)] int? limit = null,
         [Description("Optional correlation id echoed into server logs.")] string? xRequestId = null,
         HttpClient httpClient = null!,
         CancellationToken cancellationToken = default)

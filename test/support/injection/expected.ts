@@ -7,10 +7,12 @@ import type { PreparedApi } from '../../../src/index.js';
 import { FIXED_NAMES, type NamePlan } from '../../../src/names/plan.js';
 import { bareName } from '../../../src/names/identifiers.js';
 import { toolDescription, valueDescription } from '../../../src/emit/describe.js';
+import { enumInSchema } from '../../../src/emit/constraints.js';
 import { methodParameters } from '../../../src/emit/signature.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
 const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';
+const ALLOWED_VALUES = 'System.ComponentModel.DataAnnotations.AllowedValuesAttribute';
 const JSON_PROPERTY_NAME = 'System.Text.Json.Serialization.JsonPropertyNameAttribute';
 const MCP_SERVER_TOOL = 'ModelContextProtocol.Server.McpServerToolAttribute';
 const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttribute';
@@ -123,10 +125,12 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
       const what = `${name}.${properties[i]}`;
       expectAttributeText(problems, `${what} [JsonPropertyName]`, attribute(member.attributes, JSON_PROPERTY_NAME)?.args[0], property.jsonName);
       const description = attribute(member.attributes, DESCRIPTION)?.args[0];
-      expectAttributeText(problems, `${what} [Description]`, description, valueDescription(property.facts));
+      expectAttributeText(problems, `${what} [Description]`, description, valueDescription(property.facts, undefined, enumInSchema(property.type, property.facts)));
       expectContains(problems, `${what} [Description]`, description, property.facts.description);
       for (const value of property.facts.enumValues ?? []) {
-        const listed = String(attributeText(description));
+        // Allowed values are listed in the description, or (when the schema can carry them) in [AllowedValues].
+        const allowed = ((attribute(member.attributes, ALLOWED_VALUES)?.args[0] ?? []) as unknown[]).map((v) => String(attributeText(v)));
+        const listed = String(attributeText(description)) + allowed.join('\u0000');
         if (typeof value === 'string' && value.length < 200 && !listed.includes(String(attributeText(value))) && !listed.includes(String(attributeText(JSON.stringify(value))))) {
           problems.push(`${what} [Description] does not list the enum value ${cut(JSON.stringify(value))}`);
         }
@@ -189,7 +193,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
         const actual = method.parameters?.[i];
         if (!actual) return;
         const text = attribute(actual.attributes, DESCRIPTION)?.args[0];
-        expectAttributeText(problems, `${what}(${actual.name}) [Description]`, text, parameter.description);
+        expectAttributeText(problems, `${what}(${actual.name}) [Description]`, text, parameter.schemaDescription);
         if (parameter.source.kind === 'parameter') expectContains(problems, `${what}(${actual.name}) [Description]`, text, parameter.source.parameter.facts.description);
         else expectContains(problems, `${what}(body) [Description]`, text, parameter.source.body.description);
       });

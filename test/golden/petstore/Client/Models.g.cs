@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
+using System.ComponentModel.DataAnnotations;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 
@@ -25,7 +26,8 @@ public sealed partial record Pet
     public required string Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal. Allowed values: dog, cat, bird.")]
+    [Description("The kind of animal.")]
+    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public required string Species { get; init; }
 
@@ -53,7 +55,8 @@ public sealed partial record NewPet
     public required string Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal. Allowed values: dog, cat, bird.")]
+    [Description("The kind of animal.")]
+    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public required string Species { get; init; }
 
@@ -76,7 +79,8 @@ public sealed partial record PetUpdate
     public string? Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal. Allowed values: dog, cat, bird.")]
+    [Description("The kind of animal.")]
+    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public string? Species { get; init; }
 
