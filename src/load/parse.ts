@@ -4,19 +4,20 @@ import { locateJsonError } from './json-error.js';
 
 /** Parses JSON or YAML text; syntax errors carry `file:line:column`. */
 export function parseSpecText(text: string, display: string): unknown {
-  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  if (trimmed === '') throw new GeneratorError('spec', 'the OpenAPI document is empty', display);
-  return trimmed.startsWith('{') || trimmed.startsWith('[') ? parseJson(text, display) : parseYaml(text, display);
+  // Specs reach tens of megabytes: look at the first significant character instead of copying the text.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = /\S/.exec(body.length > 4096 ? body.slice(0, 4096) : body)?.[0] ?? (body.trim() === '' ? undefined : '');
+  if (first === undefined) throw new GeneratorError('spec', 'the OpenAPI document is empty', display);
+  return first === '{' || first === '[' ? parseJson(body, display) : parseYaml(body, display);
 }
 
 function parseJson(text: string, display: string): unknown {
   try {
-    return JSON.parse(text.replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch {
-    const body = text.replace(/^\uFEFF/, '');
-    const { offset, expected } = locateJsonError(body);
-    const { line, column } = lineAndColumn(body, offset);
-    const found = offset < body.length ? `found ${JSON.stringify(body.slice(offset, offset + 12))}` : 'found the end of the file';
+    const { offset, expected } = locateJsonError(text);
+    const { line, column } = lineAndColumn(text, offset);
+    const found = offset < text.length ? `found ${JSON.stringify(text.slice(offset, offset + 12))}` : 'found the end of the file';
     throw new GeneratorError('spec', `invalid JSON: expected ${expected}, ${found}`, `${display}:${line}:${column}`);
   }
 }
