@@ -156,6 +156,8 @@ function mergeParameters(
       const location = value.in as ParameterLocation;
       if (typeof name !== 'string' || name === '') throw new GeneratorError('spec', 'a parameter has no `name`', `${display}#${paramAt}`);
       if (!LOCATIONS.includes(location)) throw new GeneratorError('spec', `parameter ${JSON.stringify(name)} has an unknown location ${JSON.stringify(value.in)}`, `${display}#${paramAt}/in`);
+      // OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored.
+      if (location === 'header' && /^(accept|content-type|authorization)$/i.test(name)) return;
       merged.set(`${location}:${name}`, buildParameter(schemas, value, paramAt, name, location, at));
     });
   };

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepare, planNames, type PreparedApi } from '../src/index.js';
+import { REPO } from './support/golden.js';
+
+const dir = await mkdtemp(join(tmpdir(), 'omd-model-'));
+let n = 0;
+async function spec(document: Record<string, unknown>): Promise<PreparedApi> {
+  const file = join(dir, `s${n++}.json`);
+  await writeFile(file, JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {}, ...document }));
+  return prepare(file);
+}
+
+test('servers: none, variables substituted, relative kept for a file and resolved for a URL', async () => {
+  assert.equal((await spec({})).model.serverUrl, undefined);
+  assert.equal((await spec({ servers: [{ url: 'https://{region}.example.com/{base}', variables: { region: { default: 'eu' }, base: { default: 'v2' } } }] })).model.serverUrl, 'https://eu.example.com/v2');
+  assert.equal((await spec({ servers: [{ url: '/api/v3' }] })).model.serverUrl, '/api/v3');
+  const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: '/api/v3' }], paths: {} });
+  const server = createServer((_, response) => response.end(text));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/specs/openapi.json`;
+    assert.equal((await prepare(url)).model.serverUrl, `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v3`);
+  } finally {
+    server.close();
+  }
+});
+
+test('Swagger 2.0 is upgraded: host and basePath, body and formData parameters, file uploads', async () => {
+  const api = await prepare(join(REPO, 'test/fixtures/swagger2.json'));
+  assert.equal(api.model.serverUrl, 'http://127.0.0.1:5082/store');
+  const [list, create, receipt] = api.model.operations;
+  assert.equal(list?.parameters[0]?.facts.enumValues?.join(), 'open,closed');
+  assert.equal(create?.body?.kind, 'json');
+  assert.equal(receipt?.body?.kind, 'multipart');
+  const receiptType = receipt?.body?.type;
+  assert.equal(receiptType?.kind, 'object');
+  const fields = receiptType?.kind === 'object' ? api.model.types.get(receiptType.id)?.properties : [];
+  assert.deepEqual(fields?.map((p) => [p.jsonName, p.type.kind === 'primitive' ? p.type.type : p.type.kind, p.required]), [['file', 'bytes', true], ['comment', 'string', false]]);
+});
+
+test('schemas: allOf merged, unions as JSON, 3.1 null types, maps, readOnly not required, recursion', async () => {
+  const api = await prepare(join(REPO, 'test/fixtures/kitchen-sink.yaml'));
+  const plan = planNames(api.model, 'Sink.Client');
+  const item = api.model.types.get('/components/schemas/Item');
+  assert.ok(item);
+  const props = Object.fromEntries(item.properties.map((p) => [p.jsonName, p]));
+  assert.deepEqual(Object.keys(props), ['id', 'created', 'name', 'price', 'quantity', 'tags', 'meta', 'kind', 'note', 'uuid', 'dimensions', 'owner', 'level']);
+  assert.equal(props.id?.required, false, 'readOnly id is not required in requests');
+  assert.equal(props.id?.readOnly, true);
+  assert.equal(props.name?.required, true);
+  assert.deepEqual(props.note?.type, { kind: 'primitive', type: 'string', nullable: true });
+  assert.equal(props.meta?.type.kind, 'map');
+  assert.equal(props.owner?.facts.description, 'A $ref with a sibling description.');
+  assert.deepEqual(props.level?.facts.enumValues, [1, 2, 3]);
+  const names = (id: string | undefined): string | undefined => (id ? plan.types.get(id)?.name : undefined);
+  const dimensions = props.dimensions?.type;
+  assert.equal(names(dimensions?.kind === 'object' ? dimensions.id : undefined), 'ItemDimensions');
+  const shapes = api.model.operations.find((op) => op.path === '/shapes');
+  assert.equal(shapes?.body?.type.kind, 'any');
+  const node = api.model.types.get('/components/schemas/Node');
+  assert.deepEqual(node?.properties.map((p) => p.type.kind === 'array' ? `array of ${p.type.items.kind === 'object' ? p.type.items.id : '?'}` : p.type.kind === 'object' ? p.type.id : p.type.kind), ['primitive', 'array of /components/schemas/Node', '/components/schemas/Node']);
+  assert.deepEqual(['Task', 'HttpClient', 'System', 'Result'].map((name) => plan.types.get(`/components/schemas/${name}`)?.name), ['TaskModel', 'HttpClientModel', 'SystemModel', 'Result']);
+});
+
+test('inline schemas are named after where they sit; operation ones after the tool', async () => {
+  const api = await spec({
+    paths: {
+      '/pets': {
+        post: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+          responses: { 201: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' } } } } } } } } } },
+        },
+      },
+    },
+  });
+  const plan = planNames(api.model);
+  assert.deepEqual([...plan.types.values()].map((t) => t.name), ['CreatePetRequest', 'CreatePetResponse', 'CreatePetResponseTagItem']);
+});
+
+test('parameters: path-level merged with operation-level overrides; Accept/Content-Type/Authorization headers ignored', async () => {
+  const api = await spec({
+    paths: {
+      '/pets/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { name: 'verbose', in: 'query', schema: { type: 'boolean' } }],
+        get: {
+          parameters: [
+            { name: 'verbose', in: 'query', required: true, description: 'Overridden.', schema: { type: 'boolean' } },
+            { name: 'Accept', in: 'header', schema: { type: 'string' } },
+            { name: 'authorization', in: 'header', schema: { type: 'string' } },
+            { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+          ],
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    },
+  });
+  const op = api.model.operations[0];
+  assert.deepEqual(op?.parameters.map((p) => `${p.location}:${p.name}:${p.required}:${p.facts.description ?? ''}`), ['path:id:true:', 'query:verbose:true:Overridden.', 'header:X-Trace:false:']);
+});
+
+test('responses: the first 2xx, default when there is none, 204 and text and binary kinds', async () => {
+  const ok = (content: Record<string, unknown>) => ({ description: 'ok', content });
+  const api = await spec({
+    paths: {
+      '/a': { get: { responses: { 202: ok({ 'application/json': { schema: { type: 'string' } } }), 200: ok({ 'application/json': { schema: { type: 'integer' } } }) } } },
+      '/b': { get: { responses: { default: ok({ 'application/json': { schema: { type: 'boolean' } } }) } } },
+      '/c': { get: { responses: { 204: { description: 'none' } } } },
+      '/d': { get: { responses: { 200: ok({ 'text/csv': { schema: { type: 'string' } } }) } } },
+      '/e': { get: { responses: { 200: ok({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } }) } } },
+    },
+  });
+  assert.deepEqual(api.model.operations.map((op) => `${op.success.status}:${op.success.kind}:${op.success.type?.kind === 'primitive' ? op.success.type.type : '-'}`), [
+    '200:json:long', 'default:json:bool', '204:none:-', '200:text:string', '200:binary:bytes',
+  ]);
+});
