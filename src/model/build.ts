@@ -68,8 +68,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
     if (name === undefined) return;
     if (chosen.has(name)) {
       warnings.push({ location: `${display}#${op.id}/x-mcp/name`, message: `x-mcp name ${name} is already used by another operation; a name is derived instead` });
-      const { name: _dropped, ...rest } = op.mcp ?? {};
-      operations[index] = { ...op, mcp: rest };
+      operations[index] = { ...op, mcp: { ...op.mcp, name: undefined } };
     }
     chosen.add(name);
   });

@@ -1,4 +1,4 @@
-import { pointer, pointerToken } from '../errors.js';
+import { pointerToken } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 
@@ -225,4 +225,3 @@ function numberType(format: string | undefined): Primitive {
   }
 }
 
-export { pointer };
