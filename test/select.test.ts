@@ -61,6 +61,9 @@ test('x-mcp in the spec: a tool name, a description, exclusion (on the operation
   assert.deepEqual(tools.skipped.map((s) => s.reason), ['excluded by x-mcp in the spec', 'excluded by x-mcp in the spec', 'excluded by x-mcp in the spec']);
   const bad = await specWith({ '/a': { get: { ...ok, 'x-mcp': { name: 'Not Valid' } } }, '/b': { get: ok } });
   assert.match(bad.warnings[0]?.message ?? '', /x-mcp name "Not Valid" must match/);
+  const twice = await specWith({ '/a': { get: { ...ok, 'x-mcp': { name: 'fetch' } } }, '/b': { get: { ...ok, 'x-mcp': { name: 'fetch' } } } });
+  assert.match(twice.warnings[0]?.message ?? '', /x-mcp name fetch is already used by another operation/);
+  assert.deepEqual([...planNames(twice.model).operations.values()].map((o) => o.toolName), ['fetch', 'get_b']);
 });
 
 test('report: tools, skipped operations, size per tag, warnings past the clients\' limits', async () => {
