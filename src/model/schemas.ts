@@ -44,16 +44,16 @@ export class SchemaTypes {
     const format = text(resolved.format);
     const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
     const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
-    return {
-      ...(minimum !== undefined && { minimum }),
-      ...(maximum !== undefined && { maximum }),
-      ...(description !== undefined && { description }),
-      ...(enumValues !== undefined && { enumValues }),
-      ...(defaultValue !== undefined && { defaultValue }),
-      ...(format !== undefined && { format }),
-    };
+    // Built field by field: this runs once per property of every schema, and spreads allocate.
+    const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
+    if (description !== undefined) facts.description = description;
+    if (enumValues !== undefined) facts.enumValues = enumValues;
+    if (defaultValue !== undefined) facts.defaultValue = defaultValue;
+    if (format !== undefined) facts.format = format;
+    if (minimum !== undefined) facts.minimum = minimum;
+    if (maximum !== undefined) facts.maximum = maximum;
+    return facts;
   }
-
 
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
     if (!isObject(node)) return { kind: 'any', nullable: true };
@@ -166,8 +166,16 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
+/** Primitive references are immutable and few: share them. */
+const PRIMITIVES = new Map<string, TypeRef>();
 function primitive(type: Primitive, isNull: boolean): TypeRef {
-  return { kind: 'primitive', type, nullable: isNull };
+  const key = isNull ? `${type}?` : type;
+  let found = PRIMITIVES.get(key);
+  if (!found) {
+    found = { kind: 'primitive', type, nullable: isNull };
+    PRIMITIVES.set(key, found);
+  }
+  return found;
 }
 
 export function nullable(type: TypeRef): TypeRef {
