@@ -139,6 +139,18 @@ describe('generated Petstore server, driven by an MCP client', () => {
     assert.equal(api.requests.length, count + 1);
   });
 
+  test('arguments the SDK cannot bind get an Error: that says which and why', async () => {
+    const answer = async (name: string, args: Record<string, unknown>): Promise<[boolean, string]> => {
+      const result = await client.callTool({ name, arguments: args });
+      return [result.isError === true, (result.content as { text: string }[])[0]?.text ?? ''];
+    };
+    assert.deepEqual(await answer('get_pet', {}), [true, "Error: invalid arguments for get_pet: 'petId' is required"]);
+    assert.deepEqual(await answer('get_pet', { petId: 'seven' }), [true, "Error: invalid arguments for get_pet: 'petId' must be an integer"]);
+    assert.deepEqual(await answer('create_pet', { body: { tag: 'x' } }), [true, "Error: invalid arguments for create_pet: 'body.name' is required; 'body.species' is required"]);
+    assert.deepEqual(await answer('create_pet', { body: 'Rex the dog' }), [true, "Error: invalid arguments for create_pet: 'body' must be an object"]);
+    assert.equal(JSON.parse((await answer('get_pet', { petId: '1' }))[1]).name, 'Rex');
+  });
+
   test('the server keeps serving after failures', async () => {
     const owners = JSON.parse(await callText(client, 'list_owners')) as { name: string }[];
     assert.deepEqual(owners.map((o) => o.name), ['Ada', 'Linus']);

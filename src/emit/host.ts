@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { stringLiteral, CSharpWriter } from './writer.js';
 import { banner } from './banner.js';
 import { FIXED_NAMES } from '../names/plan.js';
@@ -30,9 +31,11 @@ export function serverKey(serverName: string): string {
 
 /** The console project that hosts the tools over stdio (SPEC 4.4). */
 export function emitHost(options: HostOptions, projectName: string): GeneratedFile[] {
+  const argumentErrors = readFileSync(new URL('../../../src/emit/csharp/McpArgumentErrors.cs', import.meta.url), 'utf8');
   return [
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
+    { path: 'McpArgumentErrors.cs', content: banner(`the server ${options.serverName}`) + argumentErrors.replace('__NAMESPACE__', options.namespace) },
   ];
 }
 
@@ -68,7 +71,7 @@ function emitProgram(options: HostOptions): string {
   const env = environmentVariables(options.serverName);
   const w = new CSharpWriter();
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
-  const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol'];
+  const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
   for (const using of usings) w.line(`using ${using};`);
   w.line(`using Client = global::${options.clientNamespace};`);
   w.line(`using Tools = global::${options.namespace};`);
@@ -116,7 +119,20 @@ function emitProgram(options: HostOptions): string {
   w.line('builder.Services');
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
-  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly);`);
+  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly)`);
+  w.line('    // Arguments the SDK cannot bind get an Error: that says which and why, not a generic message.');
+  w.line('    .WithRequestFilters(filters => filters.AddCallToolFilter(next => async (context, cancellationToken) =>');
+  w.line('    {');
+  w.line('        try');
+  w.line('        {');
+  w.line('            return await next(context, cancellationToken);');
+  w.line('        }');
+  w.line('        catch (Exception exception) when (exception is not OperationCanceledException && context.MatchedPrimitive is McpServerTool tool)');
+  w.line('        {');
+  w.line('            var message = Tools.McpArgumentErrors.Describe(tool.ProtocolTool.Name, tool.ProtocolTool.InputSchema, context.Params?.Arguments);');
+  w.line('            return new CallToolResult { IsError = true, Content = [new TextContentBlock { Text = message }] };');
+  w.line('        }');
+  w.line('    }));');
   w.line();
   w.line('var app = builder.Build();');
   w.open('if (baseAddress is null)');

@@ -10,6 +10,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using ModelContextProtocol.Protocol;
+using ModelContextProtocol.Server;
 using Client = global::Petstore.Client;
 using Tools = global::Petstore;
 
@@ -46,7 +47,20 @@ builder.Services.ConfigureHttpClientDefaults(http =>
 builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
-    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly);
+    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly)
+    // Arguments the SDK cannot bind get an Error: that says which and why, not a generic message.
+    .WithRequestFilters(filters => filters.AddCallToolFilter(next => async (context, cancellationToken) =>
+    {
+        try
+        {
+            return await next(context, cancellationToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException && context.MatchedPrimitive is McpServerTool tool)
+        {
+            var message = Tools.McpArgumentErrors.Describe(tool.ProtocolTool.Name, tool.ProtocolTool.InputSchema, context.Params?.Arguments);
+            return new CallToolResult { IsError = true, Content = [new TextContentBlock { Text = message }] };
+        }
+    }));
 
 var app = builder.Build();
 if (baseAddress is null)
