@@ -175,15 +175,25 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
   all.filter((t) => t.origin.kind !== 'component').forEach(assign);
 
   const result = new Map<string, TypeNames>();
-  for (const type of all) {
-    const name = names.get(type.id) ?? 'Model';
-    const members = new Set([name, ...RESERVED_MEMBER_NAMES]);
-    const properties = type.properties.map((p) => {
-      let wanted = identifier(words(p.jsonName), 'pascal', 'Property');
-      if (members.has(wanted)) wanted += 'Value';
-      return unique(wanted, members);
-    });
-    result.set(type.id, { name, properties });
-  }
+  for (const type of all) result.set(type.id, new PlannedType(names.get(type.id) ?? 'Model', type));
   return result;
+}
+
+/** A type's name, and its property names, planned when first asked for (`tools` never needs them). */
+class PlannedType implements TypeNames {
+  private planned?: readonly string[];
+
+  constructor(readonly name: string, private readonly type: ObjectType) {}
+
+  get properties(): readonly string[] {
+    if (!this.planned) {
+      const members = new Set([this.name, ...RESERVED_MEMBER_NAMES]);
+      this.planned = this.type.properties.map((p) => {
+        let wanted = identifier(words(p.jsonName), 'pascal', 'Property');
+        if (members.has(wanted)) wanted += 'Value';
+        return unique(wanted, members);
+      });
+    }
+    return this.planned;
+  }
 }
