@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../model/types.js';
 import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../names/plan.js';
 import { banner } from './banner.js';
+import { template } from './templates.js';
 import { valueDescription } from './describe.js';
 import { constraintAttributes, enumInSchema } from './constraints.js';
 import { methodParameters } from './signature.js';
@@ -15,20 +15,14 @@ export interface GeneratedFile {
   readonly content: string;
 }
 
-const TEMPLATES = new URL('../../../src/emit/csharp/', import.meta.url);
-
-/** A C# file of the runtime, shipped as a real file, in the client's namespace. */
-function template(name: string, namespace: string, source: string): GeneratedFile {
-  return { path: `${name}.g.cs`, content: banner(source) + readFileSync(new URL(`${name}.cs`, TEMPLATES), 'utf8').replace('__NAMESPACE__', namespace) };
-}
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
   const source = `${model.title} ${model.version}`.trim();
   return [
     { path: `${FIXED_NAMES.clientClass}.g.cs`, content: emitClientClass(model, plan, namespace, source) },
-    ...(model.securitySchemes.length > 0 ? [template('ApiCredentials', namespace, source)] : []),
-    template('ApiRuntime', namespace, source),
+    ...(model.securitySchemes.length > 0 ? [template('ApiCredentials', 'ApiCredentials.g.cs', namespace, source)] : []),
+    template('ApiRuntime', 'ApiRuntime.g.cs', namespace, source),
     { path: 'Models.g.cs', content: emitModels(model, plan, namespace, source) },
   ];
 }

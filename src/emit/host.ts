@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { stringLiteral, CSharpWriter } from './writer.js';
 import { banner } from './banner.js';
+import { template } from './templates.js';
 import { FIXED_NAMES } from '../names/plan.js';
 import type { GeneratedFile } from './client.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
@@ -31,11 +31,10 @@ export function serverKey(serverName: string): string {
 
 /** The console project that hosts the tools over stdio (SPEC 4.4). */
 export function emitHost(options: HostOptions, projectName: string): GeneratedFile[] {
-  const argumentErrors = readFileSync(new URL('../../../src/emit/csharp/McpArgumentErrors.cs', import.meta.url), 'utf8');
   return [
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
-    { path: 'McpArgumentErrors.cs', content: banner(`the server ${options.serverName}`) + argumentErrors.replace('__NAMESPACE__', options.namespace) },
+    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`),
   ];
 }
 

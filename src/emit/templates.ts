@@ -1,0 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { banner } from './banner.js';
+import type { GeneratedFile } from './client.js';
+
+/** The fixed C# files, kept as real files in src/emit/csharp (shipped with the package). */
+const TEMPLATES = new URL('../../../src/emit/csharp/', import.meta.url);
+
+/** A fixed C# file in the given namespace, under the usual banner. */
+export function template(name: string, path: string, namespace: string, source: string): GeneratedFile {
+  return { path, content: banner(source) + readFileSync(new URL(`${name}.cs`, TEMPLATES), 'utf8').replace('__NAMESPACE__', namespace) };
+}
