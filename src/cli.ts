@@ -15,6 +15,7 @@ interface Io {
   err(text: string): void;
 }
 
+const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files under the spec\'s folder, or its own host for a URL)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
 
@@ -69,10 +70,11 @@ function buildProgram(io: Io): Command {
   program.command('client')
     .description('write the companion REST client (records, HttpClient extension methods, result type) into a directory')
     .requiredOption('-u, --openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .option('--allow-external-refs', EXTERNAL_REFS)
     .requiredOption('-o, --output <dir>', 'directory that receives the C# files (created if missing)')
     .requiredOption('-n, --namespace <namespace>', 'namespace of the generated client')
-    .action(async (options: { openapiUrl: string; output: string; namespace: string }) => {
-      const api = await prepareReporting(options.openapiUrl, io);
+    .action(async (options: { openapiUrl: string; output: string; namespace: string; allowExternalRefs?: boolean }) => {
+      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       const written = await writeFiles(options.output, generateClient(api, { namespace: options.namespace }), true);
       io.out(`Wrote the client for ${api.model.operations.length} operations and ${api.model.types.size} types: ${written.join(', ')}\n`);
     });
@@ -80,13 +82,14 @@ function buildProgram(io: Io): Command {
   withSelection(program.command('tools', { isDefault: true })
     .description('write McpTools.g.cs: one MCP tool per operation, calling the client')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .option('--allow-external-refs', EXTERNAL_REFS)
     .requiredOption('--output-file <file>', 'file that receives the tools (by convention McpTools.g.cs); its folder must exist')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client'))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; allowExternalRefs?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
-      const api = await prepareReporting(options.openapiUrl, io);
+      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options) });
       const file = resolve(options.outputFile);
@@ -101,9 +104,10 @@ function buildProgram(io: Io): Command {
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
+    .option('--allow-external-refs', EXTERNAL_REFS)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string }) => {
-      const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io);
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; allowExternalRefs?: boolean }) => {
+      const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
         ...(api !== undefined && { api }),
@@ -116,12 +120,13 @@ function buildProgram(io: Io): Command {
   withSelection(program.command('init')
     .description('create a complete MCP server project: client, tools, host, README.md and mcp.json')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .option('--allow-external-refs', EXTERNAL_REFS)
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)'))
     .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string } & SelectionFlags) => {
-      const api = await prepareReporting(options.openapiUrl, io);
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string; allowExternalRefs?: boolean } & SelectionFlags) => {
+      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options),
@@ -134,18 +139,19 @@ function buildProgram(io: Io): Command {
 
   withSelection(program.command('report')
     .description('print, without writing anything, the tools a selection would give, the operations it skips, and the tools/list size per tag')
-    .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML'), false)
+    .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
+    .option('--allow-external-refs', EXTERNAL_REFS), false)
     .option('--json', 'print the report as JSON')
-    .action(async (options: { openapiUrl: string; json?: boolean } & SelectionFlags) => {
-      const report = reportSelection(await prepareReporting(options.openapiUrl, io), selection(options));
+    .action(async (options: { openapiUrl: string; json?: boolean; allowExternalRefs?: boolean } & SelectionFlags) => {
+      const report = reportSelection(await prepareReporting(options.openapiUrl, io, options.allowExternalRefs), selection(options));
       io.out(options.json ? JSON.stringify({ ...report, skipped: report.skipped.map((s) => ({ operation: `${s.operation.method.toUpperCase()} ${s.operation.path}`, reason: s.reason })) }, null, 2) + '\n' : formatReport(report));
     });
 
   return program;
 }
 
-async function prepareReporting(input: string, io: Io): Promise<PreparedApi> {
-  const api = await prepare(input);
+async function prepareReporting(input: string, io: Io, allowExternalRefs?: boolean): Promise<PreparedApi> {
+  const api = await prepare(input, { allowExternalRefs: allowExternalRefs === true });
   for (const warning of api.warnings) io.err(formatWarning(warning));
   return api;
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { GeneratorError, type Diagnostic } from './errors.js';
-import { loadSpec, type LoadedSpec } from './load/document.js';
+import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js';
 import { buildModel } from './model/build.js';
 import type { ApiModel, Operation } from './model/types.js';
 import { planNames, type NamePlan } from './names/plan.js';
@@ -22,8 +22,8 @@ export interface PreparedApi {
 }
 
 /** Loads a spec (path or URL) and builds the model. */
-export async function prepare(input: string): Promise<PreparedApi> {
-  const spec = await loadSpec(input);
+export async function prepare(input: string, options: LoadOptions = {}): Promise<PreparedApi> {
+  const spec = await loadSpec(input, options);
   const { model, warnings } = buildModel(spec);
   const skipped = warnings.filter((w) => w.message.startsWith('skipped '));
   if (model.operations.length === 0 && skipped[0]) {

@@ -119,3 +119,27 @@ test('responses: the first 2xx, default when there is none, 204 and text and bin
     '200:json:long', 'default:json:bool', '204:none:-', '200:text:string', '200:binary:bytes',
   ]);
 });
+
+test('external $refs: files under the spec folder are bundled; others need --allow-external-refs', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'omd-ext-'));
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(join(root, 'api', 'schemas'), { recursive: true });
+  await mkdir(join(root, 'shared'), { recursive: true });
+  await writeFile(join(root, 'api', 'schemas', 'pet.yaml'), 'type: object\nrequired: [name]\nproperties:\n  name: { type: string }\n  owner: { $ref: "../../shared/owner.json" }\n');
+  await writeFile(join(root, 'shared', 'owner.json'), JSON.stringify({ type: 'object', properties: { email: { type: 'string' } } }));
+  const document = {
+    openapi: '3.0.3', info: { title: 'T', version: '1' },
+    paths: { '/pets': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: 'schemas/pet.yaml' } } } } } } } },
+  };
+  const file = join(root, 'api', 'openapi.json');
+  await writeFile(file, JSON.stringify(document));
+  await assert.rejects(prepare(file), /openapi\.json#: cannot resolve an external \$ref: .*shared\/owner\.json is outside the spec's folder \(--allow-external-refs allows more\)/);
+  const api = await prepare(file, { allowExternalRefs: true });
+  const response = api.model.operations[0]?.success.type;
+  assert.equal(response?.kind, 'object');
+  const pet = response?.kind === 'object' ? api.model.types.get(response.id) : undefined;
+  assert.deepEqual(pet?.properties.map((p) => p.jsonName), ['name', 'owner']);
+  await writeFile(join(root, 'api', 'schemas', 'pet.yaml'), 'type: object\nproperties:\n  name: { type: string }\n');
+  const inside = await prepare(file);
+  assert.equal(inside.model.operations[0]?.success.type?.kind, 'object');
+});

@@ -1,5 +1,6 @@
 import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
 import { parseSpecText } from './parse.js';
 import { readSpecSource, type SpecSource } from './source.js';
@@ -14,7 +15,12 @@ export interface LoadedSpec {
 }
 
 /** Reads, parses, upgrades (Swagger 2.0) and bundles (external `$ref`s) an OpenAPI document. */
-export async function loadSpec(input: string): Promise<LoadedSpec> {
+export interface LoadOptions {
+  /** Follow external `$ref`s anywhere (other folders, other hosts), not only under the spec's own folder or host. */
+  readonly allowExternalRefs?: boolean;
+}
+
+export async function loadSpec(input: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const source = await readSpecSource(input);
   const parsed = parseSpecText(source.text, source.display);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -26,7 +32,7 @@ export async function loadSpec(input: string): Promise<LoadedSpec> {
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
   // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
   const external = mayHaveExternalRefs(source.text) ? findExternalRefs(root) : [];
-  if (external.length > 0) root = await bundleExternalRefs(root, source, external);
+  if (external.length > 0) root = await bundleExternalRefs(root, source, external, options.allowExternalRefs === true);
   if (typeof root.paths !== 'object' || root.paths === null) {
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
   }
@@ -92,14 +98,30 @@ export function findExternalRefs(root: unknown): ExternalRef[] {
 
 /**
  * Pulls external files into the document. References may only reach files under the spec's own
- * folder (local specs) or the spec's own host (URL specs).
+ * folder (local specs) or the spec's own host (URL specs), unless `allowAnywhere`.
  */
-async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[]): Promise<Record<string, unknown>> {
-  for (const { at, ref } of refs) checkExternalRef(ref, source, at);
-  const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
+async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean): Promise<Record<string, unknown>> {
+  if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
+  const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
   try {
+    // Files reached through other files are checked too: the built-in resolvers may read only what is
+    // allowed, and the guard, alone able to read the rest, refuses it.
+    const allowed = (file: { url: string }): boolean => allowAnywhere || !isOutside(file.url, source);
+    const guard = {
+      order: 0,
+      canRead: (file: { url: string }) => !allowed(file),
+      read: (file: { url: string }) => {
+        // A ResolverError is passed on as it is (its message intact); other errors become "Error reading file".
+        throw new ResolverError({ message: `${file.url} is outside the spec's ${source.isUrl ? 'host' : 'folder'} (--allow-external-refs allows more)` } as Error, file.url);
+      },
+    };
     const bundled = await $RefParser.bundle(source.location, root, {
-      resolve: { external: true, http: source.isUrl ? { timeout: 60_000 } : false },
+      resolve: {
+        external: true,
+        guard,
+        file: { canRead: (file: { url: string }) => !/^https?:/i.test(file.url) && allowed(file) },
+        http: source.isUrl || allowAnywhere ? { timeout: 60_000, canRead: (file: { url: string }) => /^https?:/i.test(file.url) && allowed(file) } : false,
+      },
       dereference: { circular: true },
     } as never);
     return bundled as unknown as Record<string, unknown>;
@@ -109,23 +131,32 @@ async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSou
   }
 }
 
+/** True when a file or URL the bundler wants lies outside the spec's own folder (or host). */
+function isOutside(url: string, source: SpecSource): boolean {
+  if (source.isUrl) return !/^https?:/i.test(url) || new URL(url).origin !== new URL(source.location).origin;
+  if (/^https?:/i.test(url)) return true;
+  const path = /^file:/i.test(url) ? fileURLToPath(url) : url;
+  const rel = relative(dirname(resolvePath(source.location)), resolvePath(path));
+  return rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel);
+}
+
 function checkExternalRef(ref: string, source: SpecSource, at: string): void {
   const target = ref.split('#')[0] ?? '';
   const where = `${source.display}#${at}`;
   if (source.isUrl) {
     const resolved = new URL(target, source.location);
     if (resolved.origin !== new URL(source.location).origin) {
-      throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} points to another host; only the spec's own host is allowed`, where);
+      throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} points to another host; only the spec's own host is allowed (--allow-external-refs allows more)`, where);
     }
     return;
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
-    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} is a URL; a local spec may only reference files in its own folder`, where);
+    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} is a URL; a local spec may only reference files in its own folder (--allow-external-refs allows more)`, where);
   }
   const folder = dirname(resolvePath(source.location));
   const file = resolvePath(folder, decodeURIComponent(target));
   const rel = relative(folder, file);
   if (rel.startsWith('..' + sep) || rel === '..' || isAbsolute(rel)) {
-    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} leaves the spec's folder`, where);
+    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} leaves the spec's folder (--allow-external-refs allows more)`, where);
   }
 }
