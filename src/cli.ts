@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
 import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
-import { writeFiles } from './write.js';
+import { staleFiles, writeFiles } from './write.js';
 import { formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
@@ -16,6 +16,7 @@ interface Io {
 }
 
 const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files under the spec\'s folder, or its own host for a URL)';
+const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
 
@@ -73,9 +74,12 @@ function buildProgram(io: Io): Command {
     .option('--allow-external-refs', EXTERNAL_REFS)
     .requiredOption('-o, --output <dir>', 'directory that receives the C# files (created if missing)')
     .requiredOption('-n, --namespace <namespace>', 'namespace of the generated client')
-    .action(async (options: { openapiUrl: string; output: string; namespace: string; allowExternalRefs?: boolean }) => {
+    .option('--check', CHECK)
+    .action(async (options: { openapiUrl: string; output: string; namespace: string; allowExternalRefs?: boolean; check?: boolean }) => {
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
-      const written = await writeFiles(options.output, generateClient(api, { namespace: options.namespace }), true);
+      const files = generateClient(api, { namespace: options.namespace });
+      if (options.check) return checkFiles(options.output, files, io);
+      const written = await writeFiles(options.output, files, true);
       io.out(`Wrote the client for ${api.model.operations.length} operations and ${api.model.types.size} types: ${written.join(', ')}\n`);
     });
 
@@ -86,14 +90,17 @@ function buildProgram(io: Io): Command {
     .requiredOption('--output-file <file>', 'file that receives the tools (by convention McpTools.g.cs); its folder must exist')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--server-name <name>', 'name of the MCP server')
-    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client'))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; allowExternalRefs?: boolean } & SelectionFlags) => {
+    .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
+    .option('--check', CHECK))
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options) });
       const file = resolve(options.outputFile);
-      await writeFiles(dirname(file), [{ path: file.slice(dirname(file).length + 1), content: tools.content }], false);
+      const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }];
+      if (options.check) return checkFiles(dirname(file), generated, io);
+      await writeFiles(dirname(file), generated, false);
       io.out(`Wrote ${tools.operations.length} tools to ${options.outputFile}${tools.skipped.length > 0 ? ` (${tools.skipped.length} operations left out by the selection)` : ''}\n`);
     });
 
@@ -104,15 +111,17 @@ function buildProgram(io: Io): Command {
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
+    .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; allowExternalRefs?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; allowExternalRefs?: boolean; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
         ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
+      if (options.check) return checkFiles(options.outputDir, files, io);
       const written = await writeFiles(options.outputDir, files, true);
       io.out(`Wrote ${written.join(', ')}\n`);
     });
@@ -122,10 +131,11 @@ function buildProgram(io: Io): Command {
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .option('--allow-external-refs', EXTERNAL_REFS)
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
-    .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)'))
+    .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
+    .option('--check', CHECK))
     .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string; allowExternalRefs?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const project = generateProject(api, {
@@ -133,6 +143,7 @@ function buildProgram(io: Io): Command {
         ...(options.client !== undefined && { client: options.client }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
+      if (options.check) return checkFiles(options.outputDir, project.files, io);
       await writeFiles(options.outputDir, project.files, true);
       io.out(initSummary(options.serverName, resolve(options.outputDir), project, api, options.client));
     });
@@ -148,6 +159,13 @@ function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+/** `--check`: compares instead of writing; stale files are an error (exit 5). */
+async function checkFiles(directory: string, files: readonly GeneratedFile[], io: Io): Promise<void> {
+  const stale = await staleFiles(directory, files);
+  if (stale.length > 0) throw new GeneratorError('stale', `${stale.length} generated file(s) out of date: ${stale.join(', ')}`);
+  io.out(`Up to date: ${files.length} files\n`);
 }
 
 async function prepareReporting(input: string, io: Io, allowExternalRefs?: boolean): Promise<PreparedApi> {

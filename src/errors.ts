@@ -1,11 +1,12 @@
 /** What went wrong, which decides the process exit code (see README "Exit codes"). */
-export type ErrorKind = 'usage' | 'spec' | 'output';
+export type ErrorKind = 'usage' | 'spec' | 'output' | 'stale';
 
 export const EXIT_CODES: Readonly<Record<ErrorKind | 'internal', number>> = {
   internal: 1,
   usage: 2,
   spec: 3,
   output: 4,
+  stale: 5,
 };
 
 /**

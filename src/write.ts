@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { GeneratorError } from './errors.js';
@@ -44,4 +44,15 @@ async function requireDirectory(folder: string, target: string): Promise<void> {
   } catch (error) {
     if (error instanceof GeneratorError) throw error;
   }
+}
+
+/** The files whose content on disk differs from `files` (missing ones included), as paths. */
+export async function staleFiles(directory: string, files: readonly GeneratedFile[]): Promise<string[]> {
+  const stale: string[] = [];
+  for (const file of files) {
+    const target = join(directory, file.path);
+    const current = await readFile(target, 'utf8').catch(() => undefined);
+    if (current !== file.content) stale.push(target);
+  }
+  return stale;
 }

@@ -138,3 +138,18 @@ test('client writes the three client files; --help lists the commands', async ()
   assert.equal(help.code, 0);
   for (const command of ['client', 'tools', 'host', 'init']) assert.match(help.out, new RegExp(`\\n  ${command} `));
 });
+
+test('--check compares instead of writing: exit 0 when up to date, 5 with the stale files', async () => {
+  const dir = join(tmp, 'check');
+  assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0'])).code, 0);
+  const fresh = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--check']);
+  assert.equal(fresh.code, 0, fresh.err);
+  assert.match(fresh.out, /^Up to date: 9 files/);
+  await writeFile(join(dir, 'McpTools.g.cs'), 'edited');
+  const stale = await cli(['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Petstore', '--server-name', 'Petstore', '--ext-namespace', 'Petstore.Client', '--check']);
+  assert.equal(stale.code, EXIT_CODES.stale);
+  assert.match(stale.err, /^error: 1 generated file\(s\) out of date: .*McpTools\.g\.cs\n$/);
+  assert.equal(await readFile(join(dir, 'McpTools.g.cs'), 'utf8'), 'edited');
+  const client = await cli(['client', '-u', EXAMPLE_SPEC, '-o', join(dir, 'Client'), '-n', 'Petstore.Client', '--check']);
+  assert.equal(client.code, 0, client.err);
+});
