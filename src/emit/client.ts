@@ -75,7 +75,7 @@ function queryOptions(parameter: Parameter): string {
   return (parameter.explode ? '' : ', explode: false') + (style ? `, style: ${FIXED_NAMES.queryStyle}.${style}` : '');
 }
 
-export function resultType(op: Operation, plan: NamePlan): string {
+function resultType(op: Operation, plan: NamePlan): string {
   if (op.success.kind === 'binary') return FIXED_NAMES.file;
   if (op.success.kind === 'none' || !op.success.type) return 'JsonElement?';
   return csharpType(nonNullable(op.success.type), plan);

@@ -44,7 +44,7 @@ export function methodParameters(op: Operation, names: OperationNames, plan: Nam
     const bodyDescription = body.description?.trim() || (body.kind === 'binary' ? `Request body (${body.mediaType}), base64-encoded.` : `Request body (${body.mediaType}).`);
     list.push({
       name: BODY_PARAMETER,
-      type: body.kind === 'text' ? (body.required ? 'string' : 'string?') : body.kind === 'binary' ? (body.required ? 'byte[]' : 'byte[]?') : csharpType(body.type, plan, !body.required),
+      type: csharpType(body.type, plan, !body.required),
       optional: !body.required,
       description: bodyDescription,
       schemaDescription: bodyDescription,

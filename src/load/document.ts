@@ -1,7 +1,7 @@
 import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
+import { GeneratorError, pointer } from '../errors.js';
 import { parseSpecText } from './parse.js';
 import { readSpecSource, type SpecSource } from './source.js';
 
@@ -11,7 +11,6 @@ export interface LoadedSpec {
   readonly root: Record<string, unknown>;
   /** `openapi` version of the document as given (`2.0` for Swagger documents, which are upgraded). */
   readonly originalVersion: string;
-  readonly warnings: Diagnostic[];
 }
 
 /** Reads, parses, upgrades (Swagger 2.0) and bundles (external `$ref`s) an OpenAPI document. */
@@ -28,7 +27,6 @@ export async function loadSpec(input: string, options: LoadOptions = {}): Promis
   }
   let root = parsed as Record<string, unknown>;
   const originalVersion = detectVersion(root, source.display);
-  const warnings: Diagnostic[] = [];
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
   // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
   const external = mayHaveExternalRefs(source.text) ? findExternalRefs(root) : [];
@@ -36,7 +34,7 @@ export async function loadSpec(input: string, options: LoadOptions = {}): Promis
   if (typeof root.paths !== 'object' || root.paths === null) {
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
   }
-  return { source, root, originalVersion, warnings };
+  return { source, root, originalVersion };
 }
 
 function detectVersion(root: Record<string, unknown>, display: string): string {

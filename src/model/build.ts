@@ -18,7 +18,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const display = spec.source.display;
   const refs = new RefResolver(spec.root, display);
   const schemas = new SchemaTypes(refs);
-  const warnings: Diagnostic[] = [...spec.warnings];
+  const warnings: Diagnostic[] = [];
   const root = spec.root;
 
   const components = isObject(root.components) && isObject(root.components.schemas) ? root.components.schemas : {};

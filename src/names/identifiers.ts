@@ -80,10 +80,6 @@ export function camelCase(parts: readonly string[]): string {
   return parts.map((w, i) => (i === 0 ? w : capitalize(w))).join('');
 }
 
-export function snakeCase(parts: readonly string[]): string {
-  return parts.join('_');
-}
-
 /**
  * A valid C# identifier from words: cased, prefixed with `_` when it would start with a digit,
  * `fallback` when nothing is left, and escaped with `@` when it is a keyword.
