@@ -1,12 +1,23 @@
+const CHUNK_LINES = 512;
 const INDENTS = Array.from({ length: 8 }, (_, depth) => '    '.repeat(depth));
 
 /** Builds C# source text: indentation, LF newlines, and escaping of everything that comes from the spec. */
 export class CSharpWriter {
-  private readonly lines: string[] = [];
+  /**
+   * Lines are joined into chunks every few hundred: a generated file has up to millions of short
+   * strings, and joining them while they are young lets the garbage collector drop them instead of
+   * copying each one into the old generation.
+   */
+  private readonly chunks: string[] = [];
+  private lines: string[] = [];
   private depth = 0;
 
   line(text = ''): this {
     this.lines.push(text === '' ? '' : (INDENTS[this.depth] ?? '    '.repeat(this.depth)) + text);
+    if (this.lines.length === CHUNK_LINES) {
+      this.chunks.push(this.lines.join('\n'));
+      this.lines = [];
+    }
     return this;
   }
 
@@ -33,7 +44,11 @@ export class CSharpWriter {
   }
 
   toString(): string {
-    return this.lines.join('\n') + '\n';
+    if (this.lines.length > 0) {
+      this.chunks.push(this.lines.join('\n'));
+      this.lines = [];
+    }
+    return this.chunks.join('\n') + '\n';
   }
 }
 

@@ -34,6 +34,19 @@ export class RefResolver {
    * Returns the value and its pointer. A dangling or cyclic reference is a spec error.
    */
   follow(node: unknown, at: string): { value: unknown; pointer: string } {
+    if (!isRef(node)) return { value: node, pointer: at };
+    let followed = this.followed.get(node.$ref);
+    if (followed === undefined) {
+      followed = this.chase(node, at);
+      this.followed.set(node.$ref, followed);
+    }
+    return followed;
+  }
+
+  /** `$ref` strings repeat thousands of times: each is followed once (cycles and dangling ones throw). */
+  private readonly followed = new Map<string, { value: unknown; pointer: string }>();
+
+  private chase(node: unknown, at: string): { value: unknown; pointer: string } {
     let current = node;
     let currentPointer = at;
     const seen = new Set<string>();

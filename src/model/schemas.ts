@@ -57,14 +57,11 @@ export class SchemaTypes {
 
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
     if (!isObject(node)) return { kind: 'any', nullable: true };
-    const existing = this.types.get(at);
-    if (existing) return { kind: 'object', id: at, nullable: isNullable(node) };
     const isNull = isNullable(node);
-    const types = declaredTypes(node);
-
-    if (Array.isArray(node.allOf) && node.allOf.length > 0) {
-      if (node.allOf.length === 1 && !hasOwnProperties(node)) {
-        const inner = this.typeOf(node.allOf[0], `${at}/allOf/0`, origin);
+    const allOf = node.allOf;
+    if (Array.isArray(allOf) && allOf.length > 0) {
+      if (allOf.length === 1 && !hasOwnProperties(node)) {
+        const inner = this.typeOf(allOf[0], `${at}/allOf/0`, origin);
         return isNull ? nullable(inner) : inner;
       }
       return this.declareObject(node, at, origin, isNull);
@@ -82,7 +79,8 @@ export class SchemaTypes {
       return { kind: 'any', nullable: true };
     }
 
-    const type = types.length === 1 ? types[0] : types.length === 0 ? inferType(node) : undefined;
+    const declared = declaredType(node);
+    const type = declared === '' ? inferType(node) : declared;
     switch (type) {
       case 'object':
         if (!hasOwnProperties(node)) return this.mapOf(node, at, origin, isNull);
@@ -110,6 +108,7 @@ export class SchemaTypes {
   }
 
   private declareObject(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
+    if (this.types.has(at)) return { kind: 'object', id: at, nullable: isNull };
     const properties: Property[] = [];
     const description = text(node.description) ?? text(node.title);
     const declared: ObjectType = { id: at, origin, properties, ...(description !== undefined && { description }) };
@@ -182,11 +181,18 @@ export function nullable(type: TypeRef): TypeRef {
   return type.nullable ? type : { ...type, nullable: true };
 }
 
-function declaredTypes(node: Schema): string[] {
+/** The one non-null `type` a schema declares: `''` when it declares none, undefined when several. */
+function declaredType(node: Schema): string | undefined {
   const type = node.type;
-  if (typeof type === 'string') return type === 'null' ? [] : [type];
-  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === 'string' && t !== 'null');
-  return [];
+  if (typeof type === 'string') return type === 'null' ? '' : type;
+  if (!Array.isArray(type)) return '';
+  let found = '';
+  for (const t of type) {
+    if (typeof t !== 'string' || t === 'null') continue;
+    if (found !== '') return undefined;
+    found = t;
+  }
+  return found;
 }
 
 function isNullable(node: Schema): boolean {
