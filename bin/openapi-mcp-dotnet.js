@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { runCli } from '../dist/src/cli.js';
+import { runCli } from '../dist/cli.js';
 
 process.exitCode = await runCli(process.argv.slice(2));

@@ -9,6 +9,7 @@ import { serverKey } from './emit/host.js';
 import { CLIENT_CONFIG_LOCATIONS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, type McpClient } from './emit/config.js';
 import type { GeneratedFile } from './emit/client.js';
 import { environmentVariables } from './names/environment.js';
+import { detectFrameworkAsync } from './dotnet.js';
 
 interface Io {
   out(text: string): void;
@@ -136,12 +137,13 @@ function buildProgram(io: Io): Command {
     .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
     .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+      const framework = options.framework ?? (options.dryRun ? undefined : detectFrameworkAsync());
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options),
         ...(options.client !== undefined && { client: options.client }),
-        ...(options.framework !== undefined && { framework: options.framework }),
+        ...(framework !== undefined && { framework: await framework }),
       });
       if (options.check) return checkFiles(options.outputDir, project.files, io);
       await writeFiles(options.outputDir, project.files, true);

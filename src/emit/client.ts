@@ -40,7 +40,7 @@ function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: 
     type.properties.forEach((property, index) => {
       if (index > 0) w.line();
       const description = valueDescription(property.facts);
-      const schemaDescription = valueDescription(property.facts, undefined, enumInSchema(property.type, property.facts));
+      const schemaDescription = enumInSchema(property.type, property.facts) ? valueDescription(property.facts, undefined, true) : description;
       w.doc('summary', description);
       if (schemaDescription) w.line(`[Description(${stringLiteral(schemaDescription)})]`);
       for (const attribute of constraintAttributes(property.type, property.facts)) w.line(`[${attribute}]`);

@@ -4,12 +4,14 @@ import { stringLiteral } from './writer.js';
 /** Enums longer than this stay in the description only (they would swell every tools/list). */
 export const MAX_SCHEMA_ENUM = 100;
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /**
  * DataAnnotations attributes that the MCP SDK turns into JSON Schema keywords of a tool's input:
  * `[AllowedValues(...)]` → `enum`, `[Range(min, max)]` → `minimum`/`maximum`.
  */
-export function constraintAttributes(type: TypeRef, facts: SchemaFacts): string[] {
-  if (type.kind !== 'primitive') return [];
+export function constraintAttributes(type: TypeRef, facts: SchemaFacts): readonly string[] {
+  if (type.kind !== 'primitive' || (facts.enumValues === undefined && (facts.minimum === undefined || facts.maximum === undefined))) return NONE;
   const attributes: string[] = [];
   const values = allowedValues(type.type, facts.enumValues);
   if (values) attributes.push(`AllowedValues(${values.join(', ')})`);
@@ -22,7 +24,7 @@ export function constraintAttributes(type: TypeRef, facts: SchemaFacts): string[
 
 /** True when the enum goes into the schema (so the description need not list it). */
 export function enumInSchema(type: TypeRef, facts: SchemaFacts): boolean {
-  return type.kind === 'primitive' && allowedValues(type.type, facts.enumValues) !== undefined;
+  return type.kind === 'primitive' && facts.enumValues !== undefined && allowedValues(type.type, facts.enumValues) !== undefined;
 }
 
 function allowedValues(type: string, enumValues: readonly unknown[] | undefined): string[] | undefined {

@@ -29,12 +29,13 @@ const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie:
 export function methodParameters(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
   const list: MethodParameter[] = op.parameters.map((parameter, index) => {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
+    const description = valueDescription(parameter.facts, fallback) ?? '';
     return {
       name: names.parameters[index] ?? `p${index}`,
       type: csharpType(parameter.type, plan, !parameter.required),
       optional: !parameter.required,
-      description: valueDescription(parameter.facts, fallback) ?? '',
-      schemaDescription: valueDescription(parameter.facts, fallback, enumInSchema(parameter.type, parameter.facts)) ?? '',
+      description,
+      schemaDescription: enumInSchema(parameter.type, parameter.facts) ? valueDescription(parameter.facts, fallback, true) ?? '' : description,
       attributes: constraintAttributes(parameter.type, parameter.facts),
       source: { kind: 'parameter', parameter },
     };

@@ -80,26 +80,15 @@ const PLAIN_LITERAL = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** A C# regular string literal, with every character that could end or break it escaped. */
 export function stringLiteral(text: string): string {
-  if (PLAIN_LITERAL.test(text)) return `"${text}"`;
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    switch (char) {
-      case '"': out += '\\"'; break;
-      case '\\': out += '\\\\'; break;
-      case '\n': out += '\\n'; break;
-      case '\r': out += '\\r'; break;
-      case '\t': out += '\\t'; break;
-      case '\0': out += '\\0'; break;
-      default:
-        if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff)) {
-          out += '\\u' + code.toString(16).padStart(4, '0');
-        } else {
-          out += char;
-        }
-    }
-  }
-  return out + '"';
+  return PLAIN_LITERAL.test(text) ? `"${text}"` : `"${text.replace(LITERAL_ESCAPE, escapeInLiteral)}"`;
+}
+
+/** Quote, backslash, control characters, line separators and lone surrogates. */
+const LITERAL_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\\0' };
+
+function escapeInLiteral(char: string): string {
+  return SIMPLE_ESCAPES[char] ?? '\\u' + char.charCodeAt(0).toString(16).padStart(4, '0');
 }
 
 /** One line of a `//` comment: line breaks become spaces. */

@@ -36,7 +36,8 @@ async function readLocal(path: string, display: string): Promise<string> {
   }
   checkSize(size, display);
   try {
-    return await readFile(path, 'utf8');
+    // One buffer decoded at once gives a flat string (reading with an encoding decodes chunk by chunk).
+    return (await readFile(path)).toString('utf8');
   } catch (error) {
     throw new GeneratorError('spec', `cannot read the OpenAPI document: ${describeIoError(error)}`, display);
   }

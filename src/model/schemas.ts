@@ -4,6 +4,7 @@ import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef 
 
 type Schema = Record<string, unknown>;
 
+const NO_FACTS: SchemaFacts = Object.freeze({});
 const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
 
 /**
@@ -31,7 +32,7 @@ export class SchemaTypes {
 
   /** Description, enum values, default and format of a schema; `$ref` siblings win over the target. */
   facts(node: unknown, at: string): SchemaFacts {
-    if (!isObject(node)) return {};
+    if (!isObject(node)) return NO_FACTS;
     return this.factsOf(node, isRef(node) ? this.refs.follow(node, at).value : node);
   }
 
@@ -44,6 +45,7 @@ export class SchemaTypes {
     const format = text(resolved.format);
     const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
     const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
+    if (description === undefined && enumValues === undefined && defaultValue === undefined && format === undefined && minimum === undefined && maximum === undefined) return NO_FACTS;
     // Built field by field: this runs once per property of every schema, and spreads allocate.
     const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
     if (description !== undefined) facts.description = description;
@@ -134,8 +136,10 @@ export class SchemaTypes {
       });
     }
     if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') required.add(name);
-    const properties = isObject(node.properties) ? node.properties : {};
-    for (const [name, schema] of Object.entries(properties)) {
+    const properties = node.properties;
+    if (!isObject(properties)) return;
+    for (const name of Object.keys(properties)) {
+      const schema = properties[name];
       const propertyAt = `${at}/properties/${pointerToken(name)}`;
       const target = isRef(schema) ? this.refs.follow(schema, propertyAt).value : schema;
       const property: Property = {
@@ -144,7 +148,7 @@ export class SchemaTypes {
         required: false,
         // readOnly on the property or its target: the server sets it, so a request never requires it.
         readOnly: isObject(schema) && (schema.readOnly === true || (isObject(target) && target.readOnly === true)),
-        facts: isObject(schema) ? this.factsOf(schema, target) : {},
+        facts: isObject(schema) ? this.factsOf(schema, target) : NO_FACTS,
       };
       const index = seen.get(name);
       if (index === undefined) {

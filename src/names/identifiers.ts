@@ -31,18 +31,25 @@ const ASCII = /^[\x00-\x7f]*$/;
  * Splits any text into lower-case words: on everything that is not a letter or digit, and at
  * camelCase and letter/digit boundaries (`X-Request-Id` → x, request, id; `HTTPServer2` → http, server, 2).
  */
-export function words(text: string): string[] {
-  let found = WORDS.get(text);
-  if (found === undefined) {
-    if (WORDS.size >= 50_000) WORDS.clear();
-    found = splitWords(text);
-    WORDS.set(text, found);
-  }
-  return [...found];
+export function words(text: string): readonly string[] {
+  return memoised(WORDS, text, splitWords);
 }
 
-/** Names repeat across a spec (`id`, `name`, `url`…): splitting is memoised, bounded, and pure. */
+/** Names repeat across a spec (`id`, `name`, `url`…): splitting and naming are memoised, bounded, and pure. */
 const WORDS = new Map<string, readonly string[]>();
+const ASCII_WORDS = new Map<string, readonly string[]>();
+const PASCAL_NAMES = new Map<string, string>();
+const CAMEL_NAMES = new Map<string, string>();
+
+function memoised<T>(cache: Map<string, T>, text: string, compute: (text: string) => T): T {
+  let found = cache.get(text);
+  if (found === undefined) {
+    if (cache.size >= 50_000) cache.clear();
+    found = compute(text);
+    cache.set(text, found);
+  }
+  return found;
+}
 
 function splitWords(text: string): string[] {
   if (ASCII.test(text)) {
@@ -66,8 +73,8 @@ function splitWords(text: string): string[] {
 }
 
 /** Only ASCII letters and digits, for names that leave C# (tool names). */
-export function asciiWords(text: string): string[] {
-  return words(text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== '');
+export function asciiWords(text: string): readonly string[] {
+  return memoised(ASCII_WORDS, text, (t) => words(t.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== ''));
 }
 
 const capitalize = (w: string): string => (w[0]?.toUpperCase() ?? '') + w.slice(1);
@@ -89,6 +96,12 @@ export function identifier(parts: readonly string[], casing: 'pascal' | 'camel',
   if (name === '') name = fallback;
   if (/^\p{Nd}/u.test(name)) name = '_' + name;
   return CSHARP_KEYWORDS.has(name) || CSHARP_CONTEXTUAL_KEYWORDS.has(name) ? '@' + name : name;
+}
+
+/** `identifier(words(text), casing, fallback)`, memoised. */
+export function nameFrom(text: string, casing: 'pascal' | 'camel', fallback: string): string {
+  const name = memoised(casing === 'pascal' ? PASCAL_NAMES : CAMEL_NAMES, text, (t) => identifier(words(t), casing, ''));
+  return name === '' ? identifier([], casing, fallback) : name;
 }
 
 /** The name without a keyword's `@`: what C# reflection (and so MCP) sees. */

@@ -1,6 +1,6 @@
 import pluralize from 'pluralize';
 import type { ApiModel, ObjectType, Operation } from '../model/types.js';
-import { bareName, identifier, unique, words } from './identifiers.js';
+import { bareName, identifier, nameFrom, unique, words } from './identifiers.js';
 import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, toolNameParts, truncateName, tokenize } from './tool-names.js';
 
 /** Names of the types and members the generator itself declares. */
@@ -139,7 +139,7 @@ function pickToolName(base: string, op: Operation, taken: Set<string>): string {
 function planParameters(op: Operation): string[] {
   const taken = new Set<string>([BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER].filter((n) => n !== BODY_PARAMETER || op.body));
   const counts = new Map<string, number>();
-  const bases = op.parameters.map((p) => identifier(words(p.name), 'camel', 'value'));
+  const bases = op.parameters.map((p) => nameFrom(p.name, 'camel', 'value'));
   bases.forEach((b) => counts.set(b, (counts.get(b) ?? 0) + 1));
   return op.parameters.map((parameter, index) => {
     const base = bases[index] ?? 'value';
@@ -155,7 +155,7 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
   const names = new Map<string, string>();
   const nameOf = (type: ObjectType): string => {
     const origin = type.origin;
-    const pascal = (text: string): string => identifier(words(text), 'pascal', 'Model');
+    const pascal = (text: string): string => nameFrom(text, 'pascal', 'Model');
     switch (origin.kind) {
       case 'component': return pascal(origin.name);
       case 'property': return (names.get(origin.parent) ?? 'Model') + pascal(origin.property);
@@ -189,7 +189,7 @@ class PlannedType implements TypeNames {
     if (!this.planned) {
       const members = new Set([this.name, ...RESERVED_MEMBER_NAMES]);
       this.planned = this.type.properties.map((p) => {
-        let wanted = identifier(words(p.jsonName), 'pascal', 'Property');
+        let wanted = nameFrom(p.jsonName, 'pascal', 'Property');
         if (members.has(wanted)) wanted += 'Value';
         return unique(wanted, members);
       });

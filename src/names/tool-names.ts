@@ -8,9 +8,9 @@ export const PREFERRED_TOOL_NAME_LENGTH = 48;
 export const MAX_TOOL_NAME_LENGTH = 64;
 
 type Token =
-  | { kind: 'static'; words: string[] }
+  | { kind: 'static'; words: readonly string[] }
   | { kind: 'param'; name: string }
-  | { kind: 'action'; words: string[] };
+  | { kind: 'action'; words: readonly string[] };
 
 const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$/i;
 
@@ -88,11 +88,11 @@ const VERBS: Record<HttpMethod, string> = {
 
 export interface ToolNameParts {
   /** Leading verb: `get`, `list`, `create`, … or an action such as `lock`. */
-  readonly verb: string[];
+  readonly verb: readonly string[];
   /** Parent resources, outermost first (dropped from the front when a name is too long). */
-  readonly parents: string[][];
+  readonly parents: readonly (readonly string[])[];
   /** The resource the operation acts on. */
-  readonly target: string[];
+  readonly target: readonly string[];
 }
 
 /**
@@ -103,7 +103,7 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
   const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
   const tokens = tokenize(path.replace(/^\/+/, '').slice(skipped.length));
   const action = tokens.findLast((t) => t.kind === 'action');
-  const statics: { words: string[]; item: boolean }[] = [];
+  const statics: { words: readonly string[]; item: boolean }[] = [];
   tokens.forEach((token, index) => {
     if (token.kind === 'static') statics.push({ words: token.words, item: tokens[index + 1]?.kind === 'param' });
   });
