@@ -33,28 +33,7 @@ export class SchemaTypes {
   /** Description, enum values, default and format of a schema; `$ref` siblings win over the target. */
   facts(node: unknown, at: string): SchemaFacts {
     if (!isObject(node)) return NO_FACTS;
-    return this.factsOf(node, isRef(node) ? this.refs.follow(node, at).value : node);
-  }
-
-  /** Facts of `own`, whose `$ref` (if any) leads to `target`. */
-  private factsOf(own: Schema, target: unknown): SchemaFacts {
-    const resolved = isObject(target) ? target : {};
-    const description = text(own.description) ?? text(resolved.description) ?? text(own.title) ?? text(resolved.title);
-    const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
-    const defaultValue = own.default ?? resolved.default;
-    const format = text(resolved.format);
-    const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
-    const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
-    if (description === undefined && enumValues === undefined && defaultValue === undefined && format === undefined && minimum === undefined && maximum === undefined) return NO_FACTS;
-    // Built field by field: this runs once per property of every schema, and spreads allocate.
-    const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
-    if (description !== undefined) facts.description = description;
-    if (enumValues !== undefined) facts.enumValues = enumValues;
-    if (defaultValue !== undefined) facts.defaultValue = defaultValue;
-    if (format !== undefined) facts.format = format;
-    if (minimum !== undefined) facts.minimum = minimum;
-    if (maximum !== undefined) facts.maximum = maximum;
-    return facts;
+    return factsOf(node, isRef(node) ? this.refs.follow(node, at).value : node);
   }
 
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
@@ -110,49 +89,54 @@ export class SchemaTypes {
   }
 
   private declareObject(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
-    if (this.types.has(at)) return { kind: 'object', id: at, nullable: isNull };
-    const properties: Property[] = [];
-    const description = text(node.description) ?? text(node.title);
-    const declared: ObjectType = { id: at, origin, properties, ...(description !== undefined && { description }) };
-    this.types.set(at, declared);
-    const required = new Set<string>();
-    const seen = new Map<string, number>();
-    this.collect(node, at, at, properties, required, seen, new Set());
-    for (let i = 0; i < properties.length; i++) {
-      const property = properties[i];
-      if (property && required.has(property.jsonName) && !property.required && !property.readOnly) properties[i] = { ...property, required: true };
+    if (!this.types.has(at)) {
+      const properties: SchemaProperty[] = [];
+      const description = text(node.description) ?? text(node.title);
+      this.types.set(at, { id: at, origin, properties, ...(description !== undefined && { description }) });
+      if (Array.isArray(node.allOf)) this.collectComposed(node, at, properties);
+      else this.addProperties(node, at, at, properties, Array.isArray(node.required) ? node.required : NOTHING_REQUIRED);
     }
     return { kind: 'object', id: at, nullable: isNull };
   }
 
-  /** Adds the properties of `node` and of its `allOf` parts (a later declaration of a name wins). */
-  private collect(node: Schema, at: string, owner: string, into: Property[], required: Set<string>, seen: Map<string, number>, visiting: Set<string>): void {
+  /** `allOf`: the properties of every part and of the node itself; `required` in any of them counts. */
+  private collectComposed(node: Schema, at: string, into: SchemaProperty[]): void {
+    const required = new Set<unknown>();
+    this.collect(node, at, at, into, required, new Map(), new Set());
+    for (let i = 0; i < into.length; i++) {
+      const property = into[i];
+      if (property && required.has(property.jsonName) && !property.required && !property.readOnly) into[i] = property.asRequired();
+    }
+  }
+
+  private collect(node: Schema, at: string, owner: string, into: SchemaProperty[], required: Set<unknown>, seen: Map<string, number>, visiting: Set<string>): void {
     if (visiting.has(at)) return;
     visiting.add(at);
     if (Array.isArray(node.allOf)) {
       node.allOf.forEach((part, index) => {
-        const { value, pointer: partAt } = isRef(part) ? this.refs.follow(part, `${at}/allOf/${index}`) : { value: part, pointer: `${at}/allOf/${index}` };
+        const { value, pointer: partAt } = this.refs.follow(part, `${at}/allOf/${index}`);
         if (isObject(value)) this.collect(value, partAt, owner, into, required, seen, visiting);
       });
     }
-    if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') required.add(name);
+    if (Array.isArray(node.required)) for (const name of node.required) required.add(name);
+    this.addProperties(node, at, owner, into, NOTHING_REQUIRED, seen);
+  }
+
+  /** Adds the properties of `node`; with `seen` (allOf), a later declaration of a name replaces the earlier one. */
+  private addProperties(node: Schema, at: string, owner: string, into: SchemaProperty[], required: readonly unknown[], seen?: Map<string, number>): void {
     const properties = node.properties;
     if (!isObject(properties)) return;
     for (const name of Object.keys(properties)) {
       const schema = properties[name];
       const propertyAt = `${at}/properties/${pointerToken(name)}`;
       const target = isRef(schema) ? this.refs.follow(schema, propertyAt).value : schema;
-      const property: Property = {
-        jsonName: name,
-        type: this.typeOf(schema, propertyAt, { kind: 'property', parent: owner, property: name }),
-        required: false,
-        // readOnly on the property or its target: the server sets it, so a request never requires it.
-        readOnly: isObject(schema) && (schema.readOnly === true || (isObject(target) && target.readOnly === true)),
-        facts: isObject(schema) ? this.factsOf(schema, target) : NO_FACTS,
-      };
-      const index = seen.get(name);
+      // readOnly on the property or its target: the server sets it, so a request never requires it.
+      const readOnly = isObject(schema) && (schema.readOnly === true || (isObject(target) && target.readOnly === true));
+      const type = this.typeOf(schema, propertyAt, { kind: 'property', parent: owner, property: name });
+      const property = new SchemaProperty(name, type, !readOnly && required.includes(name), readOnly, schema, target);
+      const index = seen?.get(name);
       if (index === undefined) {
-        seen.set(name, into.length);
+        seen?.set(name, into.length);
         into.push(property);
       } else {
         into[index] = property;
@@ -160,6 +144,60 @@ export class SchemaTypes {
     }
   }
 }
+
+const NOTHING_REQUIRED: readonly unknown[] = Object.freeze([]);
+
+/**
+ * A property of an object type. Its facts (description, enum, default…) are read from the schema
+ * when first asked for: the client's models show them, the tools never need them.
+ */
+class SchemaProperty implements Property {
+  #facts: SchemaFacts | undefined;
+  readonly #schema: unknown;
+  readonly #target: unknown;
+
+  constructor(
+    readonly jsonName: string,
+    readonly type: TypeRef,
+    readonly required: boolean,
+    readonly readOnly: boolean,
+    schema: unknown,
+    target: unknown,
+  ) {
+    this.#schema = schema;
+    this.#target = target;
+  }
+
+  get facts(): SchemaFacts {
+    return (this.#facts ??= isObject(this.#schema) ? factsOf(this.#schema, this.#target) : NO_FACTS);
+  }
+
+  asRequired(): SchemaProperty {
+    return new SchemaProperty(this.jsonName, this.type, true, this.readOnly, this.#schema, this.#target);
+  }
+}
+
+/** Facts of `own`, whose `$ref` (if any) leads to `target`. */
+function factsOf(own: Schema, target: unknown): SchemaFacts {
+  const resolved = isObject(target) ? target : {};
+  const description = text(own.description) ?? text(resolved.description) ?? text(own.title) ?? text(resolved.title);
+  const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
+  const defaultValue = own.default ?? resolved.default;
+  const format = text(resolved.format);
+  const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
+  const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
+  if (description === undefined && enumValues === undefined && defaultValue === undefined && format === undefined && minimum === undefined && maximum === undefined) return NO_FACTS;
+  // Built field by field: this runs once per property of every schema, and spreads allocate.
+  const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
+  if (description !== undefined) facts.description = description;
+  if (enumValues !== undefined) facts.enumValues = enumValues;
+  if (defaultValue !== undefined) facts.defaultValue = defaultValue;
+  if (format !== undefined) facts.format = format;
+  if (minimum !== undefined) facts.minimum = minimum;
+  if (maximum !== undefined) facts.maximum = maximum;
+  return facts;
+}
+
 
 export function isObject(value: unknown): value is Schema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -41,7 +41,8 @@ const ASCII_WORDS = new Map<string, readonly string[]>();
 const PASCAL_NAMES = new Map<string, string>();
 const CAMEL_NAMES = new Map<string, string>();
 
-function memoised<T>(cache: Map<string, T>, text: string, compute: (text: string) => T): T {
+/** `compute(text)`, remembered in `cache` (which is emptied when it grows past 50,000 entries). */
+export function memoised<T>(cache: Map<string, T>, text: string, compute: (text: string) => T): T {
   let found = cache.get(text);
   if (found === undefined) {
     if (cache.size >= 50_000) cache.clear();

@@ -121,12 +121,7 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
 
 /** The base name, else one qualified by API version or by the item parameter, else numbered. */
 function pickToolName(base: string, op: Operation, taken: Set<string>): string {
-  const version = op.path.split('/').find((s) => /^v\d+([._]\d+)*$/i.test(s));
-  const lastParam = tokenize(op.path).findLast((t) => t.kind === 'param');
-  const candidates = [base];
-  if (version) candidates.push(`${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`);
-  if (lastParam?.kind === 'param') candidates.push(`${base}_by_${words(lastParam.name).join('_')}`);
-  for (const candidate of candidates) {
+  for (const candidate of toolNameCandidates(base, op)) {
     const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
     if (name !== '' && !taken.has(name)) {
       taken.add(name);
@@ -134,6 +129,15 @@ function pickToolName(base: string, op: Operation, taken: Set<string>): string {
     }
   }
   return unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_');
+}
+
+/** Lazily: most base names are free, and the others need the path taken apart again. */
+function* toolNameCandidates(base: string, op: Operation): Generator<string> {
+  yield base;
+  const version = op.path.split('/').find((s) => /^v\d+([._]\d+)*$/i.test(s));
+  if (version) yield `${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
+  const lastParam = tokenize(op.path).findLast((t) => t.kind === 'param');
+  if (lastParam?.kind === 'param') yield `${base}_by_${words(lastParam.name).join('_')}`;
 }
 
 function planParameters(op: Operation): string[] {

@@ -1,6 +1,6 @@
 import pluralize from 'pluralize';
 import type { HttpMethod } from '../model/types.js';
-import { asciiWords } from './identifiers.js';
+import { asciiWords, memoised } from './identifiers.js';
 
 /** Tool names should stay this short: clients prefix them with the server name. */
 export const PREFERRED_TOOL_NAME_LENGTH = 48;
@@ -17,20 +17,25 @@ const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$/i;
 /** Splits a path into static words, parameters and `:action` suffixes. */
 export function tokenize(path: string): Token[] {
   const tokens: Token[] = [];
-  for (const segment of path.split('/')) {
-    if (segment === '') continue;
-    const [main = '', ...actions] = segment.split(':');
-    const staticText = main.replace(/\{[^}]*\}/g, ' ').replace(/\.(json|xml|yaml|txt)$/i, '');
-    const staticWords = VERSION.test(staticText.trim()) ? [] : asciiWords(staticText);
-    if (staticWords.length > 0) tokens.push({ kind: 'static', words: staticWords });
-    for (const param of main.match(/\{([^}]*)\}/g) ?? []) tokens.push({ kind: 'param', name: param.slice(1, -1) });
-    for (const action of actions) {
-      const actionWords = asciiWords(action.replace(/\{[^}]*\}/g, ' '));
-      if (actionWords.length > 0) tokens.push({ kind: 'action', words: actionWords });
-    }
-  }
+  for (const segment of path.split('/')) if (segment !== '') tokens.push(...segmentTokens(segment));
   return tokens;
 }
+
+/** The tokens of one path segment; segments recur across paths (`repos`, `{owner}`), so memoised. */
+const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, segment, (text) => {
+  const tokens: Token[] = [];
+  const [main = '', ...actions] = text.split(':');
+  const staticText = main.replace(/\{[^}]*\}/g, ' ').replace(/\.(json|xml|yaml|txt)$/i, '');
+  const staticWords = VERSION.test(staticText.trim()) ? [] : asciiWords(staticText);
+  if (staticWords.length > 0) tokens.push({ kind: 'static', words: staticWords });
+  for (const param of main.match(/\{([^}]*)\}/g) ?? []) tokens.push({ kind: 'param', name: param.slice(1, -1) });
+  for (const action of actions) {
+    const actionWords = asciiWords(action.replace(/\{[^}]*\}/g, ' '));
+    if (actionWords.length > 0) tokens.push({ kind: 'action', words: actionWords });
+  }
+  return tokens;
+});
+const SEGMENTS = new Map<string, readonly Token[]>();
 
 /**
  * Leading static segments shared by every path (`/api/v1`), each followed by another static segment
@@ -50,17 +55,10 @@ export function commonPrefixLength(paths: readonly string[]): number {
   return length;
 }
 
-/** pluralize runs dozens of regular expressions per word; paths repeat their words, so memoise (bounded, pure). */
+/** pluralize runs dozens of regular expressions per word; paths repeat their words, so memoise. */
 const SINGULAR = new Map<string, string>();
-function singularOf(word: string): string {
-  let found = SINGULAR.get(word);
-  if (found === undefined) {
-    if (SINGULAR.size >= 20_000) SINGULAR.clear();
-    found = pluralize.singular(word);
-    SINGULAR.set(word, found);
-  }
-  return found;
-}
+const PLURAL = new Map<string, boolean>();
+const singularOf = (word: string): string => memoised(SINGULAR, word, pluralize.singular);
 
 const singular = (ws: readonly string[]): string[] => {
   const last = ws[ws.length - 1];
@@ -68,7 +66,7 @@ const singular = (ws: readonly string[]): string[] => {
 };
 const isPlural = (ws: readonly string[]): boolean => {
   const last = ws[ws.length - 1];
-  return last !== undefined && singularOf(last) !== last && pluralize.isPlural(last);
+  return last !== undefined && singularOf(last) !== last && memoised(PLURAL, last, pluralize.isPlural);
 };
 
 /** Last path words that name an action rather than a resource: `POST /orders/{id}/cancel` → cancel_order. */
