@@ -18,6 +18,8 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const display = spec.source.display;
   const refs = new RefResolver(spec.root, display);
   const schemas = new SchemaTypes(refs);
+  // Parameters are mostly `$ref`s to a few shared ones (GitHub: 2,230 uses of 118): each is built once.
+  const sharedParameters = new Map<string, Parameter>();
   const warnings: Diagnostic[] = [];
   const root = spec.root;
 
@@ -53,7 +55,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
       if (!HTTP_METHODS.includes(method) || !isObject(item[key])) continue;
       const at = pointer('paths', path, key);
       try {
-        const operation = buildOperation(refs, schemas, path, method, item, item[key] as Record<string, unknown>, at, display, globalSecurity);
+        const operation = buildOperation(refs, schemas, sharedParameters, path, method, item, item[key] as Record<string, unknown>, at, display, globalSecurity);
         operation.tags.forEach((tag) => tags.add(tag));
         operations.push(operation);
       } catch (error) {
@@ -95,10 +97,10 @@ function asWarning(error: unknown, location: string, prefix = ''): Diagnostic {
 }
 
 function buildOperation(
-  refs: RefResolver, schemas: SchemaTypes, path: string, method: HttpMethod,
+  refs: RefResolver, schemas: SchemaTypes, sharedParameters: Map<string, Parameter>, path: string, method: HttpMethod,
   item: Record<string, unknown>, node: Record<string, unknown>, at: string, display: string, globalSecurity: string[][] | undefined,
 ): Operation {
-  const parameters = mergeParameters(refs, schemas, item, node, pointer('paths', path), at, display);
+  const parameters = mergeParameters(refs, schemas, sharedParameters, item, node, pointer('paths', path), at, display);
   for (const name of path.match(/\{[^}]+\}/g) ?? []) {
     const bare = name.slice(1, -1);
     if (!parameters.some((p) => p.location === 'path' && p.name === bare)) {
@@ -141,7 +143,7 @@ function readMcpExtension(node: unknown, where: string): McpExtension | undefine
 
 /** Path-item parameters, overridden by operation parameters with the same name and location. */
 function mergeParameters(
-  refs: RefResolver, schemas: SchemaTypes, item: Record<string, unknown>, node: Record<string, unknown>,
+  refs: RefResolver, schemas: SchemaTypes, shared: Map<string, Parameter>, item: Record<string, unknown>, node: Record<string, unknown>,
   itemAt: string, at: string, display: string,
 ): Parameter[] {
   const merged = new Map<string, Parameter>();
@@ -150,6 +152,8 @@ function mergeParameters(
     if (!Array.isArray(list)) throw new GeneratorError('spec', '`parameters` must be an array', `${display}#${listAt}`);
     list.forEach((raw, index) => {
       const { value, pointer: paramAt } = refs.follow(raw, `${listAt}/${index}`);
+      const known = shared.get(paramAt);
+      if (known) return void merged.set(`${known.location}:${known.name}`, known);
       if (!isObject(value)) throw new GeneratorError('spec', 'a parameter must be an object', `${display}#${paramAt}`);
       const name = value.name;
       const location = value.in as ParameterLocation;
@@ -157,7 +161,9 @@ function mergeParameters(
       if (!LOCATIONS.includes(location)) throw new GeneratorError('spec', `parameter ${JSON.stringify(name)} has an unknown location ${JSON.stringify(value.in)}`, `${display}#${paramAt}/in`);
       // OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored.
       if (location === 'header' && /^(accept|content-type|authorization)$/i.test(name)) return;
-      merged.set(`${location}:${name}`, buildParameter(schemas, value, paramAt, name, location, at));
+      const parameter = buildParameter(schemas, value, paramAt, name, location, at);
+      if (paramAt !== `${listAt}/${index}`) shared.set(paramAt, parameter);
+      merged.set(`${location}:${name}`, parameter);
     });
   };
   add(item.parameters, `${itemAt}/parameters`);

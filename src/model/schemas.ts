@@ -37,7 +37,7 @@ export class SchemaTypes {
   }
 
   private resolved(node: unknown, at: string, origin: TypeOrigin): TypeRef {
-    if (!isObject(node)) return { kind: 'any', nullable: true };
+    if (!isObject(node)) return ANY;
     const isNull = isNullable(node);
     const allOf = node.allOf;
     if (Array.isArray(allOf) && allOf.length > 0) {
@@ -57,7 +57,7 @@ export class SchemaTypes {
         const inner = this.typeOf(only.variant, `${at}/${key}/${only.index}`, origin);
         return unionNullable ? nullable(inner) : inner;
       }
-      return { kind: 'any', nullable: true };
+      return ANY;
     }
 
     const declared = declaredType(node);
@@ -69,14 +69,14 @@ export class SchemaTypes {
       case 'array': {
         const items = node.items;
         const itemOrigin: TypeOrigin = origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin;
-        const itemType = items === undefined || Array.isArray(items) ? ({ kind: 'any', nullable: true } as const) : this.typeOf(items, `${at}/items`, itemOrigin);
+        const itemType = items === undefined || Array.isArray(items) ? ANY : this.typeOf(items, `${at}/items`, itemOrigin);
         return { kind: 'array', items: itemType, nullable: isNull };
       }
       case 'string': return primitive(stringType(text(node.format)), isNull);
       case 'integer': return primitive(node.format === 'int32' ? 'int' : 'long', isNull);
       case 'number': return primitive(numberType(text(node.format)), isNull);
       case 'boolean': return primitive('bool', isNull);
-      default: return { kind: 'any', nullable: true };
+      default: return ANY;
     }
   }
 
@@ -84,7 +84,7 @@ export class SchemaTypes {
     const extra = node.additionalProperties;
     const values: TypeRef = isObject(extra) && Object.keys(extra).length > 0
       ? this.typeOf(extra, `${at}/additionalProperties`, origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin)
-      : { kind: 'any', nullable: true };
+      : ANY;
     return { kind: 'map', values, nullable: isNull };
   }
 
@@ -207,14 +207,17 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
-/** Primitive references are immutable and few: share them. */
-const PRIMITIVES = new Map<string, TypeRef>();
+/** Primitive and `any` references are immutable and few: share them. */
+const PRIMITIVES = new Map<Primitive, TypeRef>();
+const NULLABLE_PRIMITIVES = new Map<Primitive, TypeRef>();
+const ANY: TypeRef = { kind: 'any', nullable: true };
+
 function primitive(type: Primitive, isNull: boolean): TypeRef {
-  const key = isNull ? `${type}?` : type;
-  let found = PRIMITIVES.get(key);
+  const shared = isNull ? NULLABLE_PRIMITIVES : PRIMITIVES;
+  let found = shared.get(type);
   if (!found) {
     found = { kind: 'primitive', type, nullable: isNull };
-    PRIMITIVES.set(key, found);
+    shared.set(type, found);
   }
   return found;
 }
