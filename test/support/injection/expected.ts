@@ -9,10 +9,12 @@ import { bareName } from '../../../src/names/identifiers.js';
 import { toolDescription, valueDescription } from '../../../src/emit/describe.js';
 import { enumInSchema } from '../../../src/emit/constraints.js';
 import { methodParameters } from '../../../src/emit/signature.js';
+import { requestTypes } from '../../../src/model/reach.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
 const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';
 const ALLOWED_VALUES = 'System.ComponentModel.DataAnnotations.AllowedValuesAttribute';
+const RANGE = 'System.ComponentModel.DataAnnotations.RangeAttribute';
 const JSON_PROPERTY_NAME = 'System.Text.Json.Serialization.JsonPropertyNameAttribute';
 const MCP_SERVER_TOOL = 'ModelContextProtocol.Server.McpServerToolAttribute';
 const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttribute';
@@ -103,7 +105,8 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
   problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), []));
   const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
 
-  // Records: exactly the planned properties, their JSON names and descriptions.
+  // Records: exactly the planned properties, their JSON names and, where a request can carry them, descriptions.
+  const requests = requestTypes(api.model);
   for (const type of api.model.types.values()) {
     const planned = plan.types.get(type.id);
     if (!planned) {
@@ -125,6 +128,12 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
       const what = `${name}.${properties[i]}`;
       expectAttributeText(problems, `${what} [JsonPropertyName]`, attribute(member.attributes, JSON_PROPERTY_NAME)?.args[0], property.jsonName);
       const description = attribute(member.attributes, DESCRIPTION)?.args[0];
+      if (!requests.has(type.id)) {
+        // Only read from responses: the text is in the XML summary, the attributes are left out.
+        const present = member.attributes.filter((a) => [DESCRIPTION, ALLOWED_VALUES, RANGE].includes(a.type)).map((a) => a.type);
+        if (present.length > 0) problems.push(`${what} has ${present.join(', ')} though its type never reaches a request`);
+        return;
+      }
       expectAttributeText(problems, `${what} [Description]`, description, valueDescription(property.facts, undefined, enumInSchema(property.type, property.facts)));
       expectContains(problems, `${what} [Description]`, description, property.facts.description);
       for (const value of property.facts.enumValues ?? []) {

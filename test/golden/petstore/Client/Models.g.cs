@@ -16,33 +16,26 @@ namespace Petstore.Client;
 public sealed partial record Pet
 {
     /// <summary>Unique pet id.</summary>
-    [Description("Unique pet id.")]
     [JsonPropertyName("id")]
     public required long Id { get; init; }
 
     /// <summary>The pet's name.</summary>
-    [Description("The pet's name.")]
     [JsonPropertyName("name")]
     public required string Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal.")]
-    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public required string Species { get; init; }
 
     /// <summary>Free-form tag.</summary>
-    [Description("Free-form tag.")]
     [JsonPropertyName("tag")]
     public string? Tag { get; init; }
 
     /// <summary>Date of birth.</summary>
-    [Description("Date of birth.")]
     [JsonPropertyName("birthDate")]
     public DateOnly? BirthDate { get; init; }
 
     /// <summary>Id of the owning owner, or null if the pet has no owner.</summary>
-    [Description("Id of the owning owner, or null if the pet has no owner.")]
     [JsonPropertyName("ownerId")]
     public long? OwnerId { get; init; }
 }
@@ -93,17 +86,14 @@ public sealed partial record PetUpdate
 public sealed partial record Owner
 {
     /// <summary>Unique owner id.</summary>
-    [Description("Unique owner id.")]
     [JsonPropertyName("id")]
     public required long Id { get; init; }
 
     /// <summary>The owner's name.</summary>
-    [Description("The owner's name.")]
     [JsonPropertyName("name")]
     public required string Name { get; init; }
 
     /// <summary>Contact email address.</summary>
-    [Description("Contact email address.")]
     [JsonPropertyName("email")]
     public string? Email { get; init; }
 }
@@ -112,22 +102,18 @@ public sealed partial record Owner
 public sealed partial record Problem
 {
     /// <summary>URI reference identifying the problem type.</summary>
-    [Description("URI reference identifying the problem type.")]
     [JsonPropertyName("type")]
     public string? Type { get; init; }
 
     /// <summary>Short summary of the problem type.</summary>
-    [Description("Short summary of the problem type.")]
     [JsonPropertyName("title")]
     public string? Title { get; init; }
 
     /// <summary>HTTP status code.</summary>
-    [Description("HTTP status code.")]
     [JsonPropertyName("status")]
     public long? Status { get; init; }
 
     /// <summary>Explanation specific to this occurrence.</summary>
-    [Description("Explanation specific to this occurrence.")]
     [JsonPropertyName("detail")]
     public string? Detail { get; init; }
 }
