@@ -30,6 +30,11 @@ export function pointerToken(token: string | number): string {
   return text.includes('~') || text.includes('/') ? text.replace(/~/g, '~0').replace(/\//g, '~1') : text;
 }
 
+/** Decodes one JSON pointer token (`~1` → `/`, `~0` → `~`). */
+export function decodePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 /** Builds a JSON pointer from tokens. */
 export function pointer(...tokens: (string | number)[]): string {
   return tokens.map((t) => '/' + pointerToken(t)).join('');

@@ -68,6 +68,30 @@ test('schemas: allOf merged, unions as JSON, 3.1 null types, maps, readOnly not 
   assert.deepEqual(['Task', 'HttpClient', 'System', 'Result'].map((name) => plan.types.get(`/components/schemas/${name}`)?.name), ['TaskModel', 'HttpClientModel', 'SystemModel', 'Result']);
 });
 
+test('only the component schemas the operations reference become types, in document order', async () => {
+  const object = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties });
+  const api = await spec({
+    paths: {
+      '/orders/{id}': {
+        parameters: [{ $ref: '#/components/parameters/Id' }],
+        get: { responses: { 200: { $ref: '#/components/responses/Order' } } },
+      },
+    },
+    components: {
+      parameters: { Id: { name: 'id', in: 'path', required: true, schema: { $ref: '#/components/schemas/OrderId' } } },
+      responses: { Order: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } },
+      schemas: {
+        WebhookPayload: object({ order: { $ref: '#/components/schemas/Order' } }),
+        Line: object({ sku: { type: 'string' } }),
+        Order: object({ lines: { type: 'array', items: { $ref: '#/components/schemas/Line' } }, id: { $ref: '#/components/schemas/OrderId' } }),
+        OrderId: object({ value: { type: 'string' } }),
+        Unused: object({ again: { $ref: '#/components/schemas/Unused' } }),
+      },
+    },
+  });
+  assert.deepEqual([...api.model.types.keys()], ['/components/schemas/Line', '/components/schemas/Order', '/components/schemas/OrderId']);
+});
+
 test('inline schemas are named after where they sit; operation ones after the tool', async () => {
   const api = await spec({
     paths: {

@@ -1,4 +1,4 @@
-import { GeneratorError } from '../errors.js';
+import { GeneratorError, decodePointerToken } from '../errors.js';
 
 /** Resolves internal `$ref`s (`#/json/pointer`) lazily, keeping the pointer as the target's identity. */
 export class RefResolver {
@@ -21,7 +21,7 @@ export class RefResolver {
   private walk(pointer: string): unknown {
     let node: unknown = this.root;
     for (const raw of pointer.slice(1).split('/')) {
-      const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      const token = decodePointerToken(raw);
       if (node === null || typeof node !== 'object') return undefined;
       node = Array.isArray(node) ? node[Number(token)] : (node as Record<string, unknown>)[token];
       if (node === undefined) return undefined;

@@ -3,6 +3,7 @@ import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
 import { SchemaTypes, isObject } from './schemas.js';
 import { readRequirement, readSecuritySchemes } from './security.js';
+import { referencedSchemas } from './reach.js';
 import {
   HTTP_METHODS,
   type ApiModel, type BodyKind, type HttpMethod, type Operation, type Parameter, type ParameterLocation,
@@ -23,8 +24,11 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const warnings: Diagnostic[] = [];
   const root = spec.root;
 
+  // Component types first, in document order (they name themselves; inline types are named after them).
   const components = isObject(root.components) && isObject(root.components.schemas) ? root.components.schemas : {};
+  const referenced = referencedSchemas(root, refs);
   for (const [name, schema] of Object.entries(components)) {
+    if (!referenced.has(name)) continue;
     const at = pointer('components', 'schemas', name);
     try {
       schemas.typeOf(schema, at, { kind: 'component', name });

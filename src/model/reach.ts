@@ -1,3 +1,5 @@
+import { decodePointerToken } from '../errors.js';
+import { refPointer, type RefResolver } from '../load/refs.js';
 import type { ApiModel, TypeRef } from './types.js';
 
 /**
@@ -20,4 +22,47 @@ export function requestTypes(model: ApiModel): ReadonlySet<string> {
     }
   }
   return found;
+}
+
+const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)/;
+
+/**
+ * Names of the component schemas the operations reference, directly or through other
+ * components (in any part: parameters, bodies, responses). Specs often hold many more (GitHub's
+ * webhook payloads: three types in four); only these become types.
+ */
+export function referencedSchemas(root: Record<string, unknown>, refs: RefResolver): ReadonlySet<string> {
+  const found = new Set<string>();
+  const followed = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const object = node as Record<string, unknown>;
+    for (const key in object) {
+      const value = object[key];
+      if (key !== '$ref' || typeof value !== 'string') visit(value);
+      else if (!followed.has(value)) {
+        followed.add(value);
+        const target = targetOf(value);
+        if (target === undefined) continue;
+        const match = COMPONENT_SCHEMA.exec(target);
+        if (match?.[1]) found.add(decodePointerToken(match[1]));
+        visit(refs.at(target));
+      }
+    }
+  };
+  visit(root.paths);
+  return found;
+}
+
+/** The pointer of an internal `$ref`; undefined for a broken one, which the model reports where it meets it. */
+function targetOf(ref: string): string | undefined {
+  try {
+    return refPointer(ref, '');
+  } catch {
+    return undefined;
+  }
 }

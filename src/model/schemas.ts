@@ -1,4 +1,4 @@
-import { pointerToken } from '../errors.js';
+import { decodePointerToken, pointerToken } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 
@@ -22,7 +22,7 @@ export class SchemaTypes {
       const { value, pointer: target } = this.refs.follow(node, at);
       const match = COMPONENT_SCHEMA.exec(target);
       const targetOrigin: TypeOrigin = match?.[1]
-        ? { kind: 'component', name: match[1].replace(/~1/g, '/').replace(/~0/g, '~') }
+        ? { kind: 'component', name: decodePointerToken(match[1]) }
         : origin;
       const type = this.resolved(value, target, targetOrigin);
       return node.nullable === true ? nullable(type) : type;
