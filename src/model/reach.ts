@@ -43,6 +43,9 @@ export function referencedSchemas(root: Record<string, unknown>, refs: RefResolv
     const object = node as Record<string, unknown>;
     for (const key in object) {
       const value = object[key];
+      // Examples are data (GitHub's are half of its paths). A schema property so named is skipped too;
+      // what it references is then declared with its owner instead of in document order.
+      if (key === 'example' || key === 'examples') continue;
       if (key !== '$ref' || typeof value !== 'string') visit(value);
       else if (!followed.has(value)) {
         followed.add(value);
