@@ -11,25 +11,30 @@ import type { GeneratedFile } from './emit/client.js';
  * `createDirectory`: make missing folders; otherwise the folder of each file must exist.
  */
 export async function writeFiles(directory: string, files: readonly GeneratedFile[], createDirectory: boolean): Promise<string[]> {
-  const staged: { temp: string; target: string }[] = [];
+  const planned = files.map((file) => {
+    const target = join(directory, file.path);
+    const folder = dirname(target);
+    return { file, target, folder, temp: join(folder, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`) };
+  });
+  const staged: typeof planned = [];
   try {
-    for (const file of files) {
-      const target = join(directory, file.path);
-      const folder = dirname(target);
-      if (createDirectory) await mkdir(folder, { recursive: true });
-      else await requireDirectory(folder, target);
-      const temp = join(folder, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-      await writeFile(temp, file.content, { encoding: 'utf8', flag: 'wx' });
-      staged.push({ temp, target });
-    }
-    for (const { temp, target } of staged) await rename(temp, target);
+    if (createDirectory) for (const folder of new Set(planned.map((p) => p.folder))) await mkdir(folder, { recursive: true });
+    else for (const { folder, target } of planned) await requireDirectory(folder, target);
+    // Written side by side (the file system works while the next file is encoded); renamed only when all are.
+    const written = await Promise.allSettled(planned.map(async (p) => {
+      await writeFile(p.temp, p.file.content, { encoding: 'utf8', flag: 'wx' });
+      staged.push(p);
+    }));
+    const failed = written.find((w) => w.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const { temp, target } of planned) await rename(temp, target);
   } catch (error) {
     await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
     if (error instanceof GeneratorError) throw error;
     const path = (error as NodeJS.ErrnoException).path ?? directory;
     throw new GeneratorError('output', `cannot write: ${describeIoError(error)}`, path.replace(/\/\.([^/]+)\.\d+\.[0-9a-f]+\.tmp$/, '/$1'));
   }
-  return staged.map((s) => s.target);
+  return planned.map((p) => p.target);
 }
 
 async function requireDirectory(folder: string, target: string): Promise<void> {
