@@ -105,6 +105,16 @@ test('type names: reserved and colliding names are changed, properties never rep
   assert.deepEqual(plan.types.get('/components/schemas/Result')?.properties, ['ResultValue', 'ResultValue2', 'ToStringValue', 'Class']);
 });
 
+test('singular forms pluralize gets wrong are corrected, in tool names and item type names', () => {
+  assert.deepEqual(
+    toolNames(['delete', '/repos/{owner}/{repo}/actions/caches/{id}'], ['post', '/sms'], ['post', '/workbook/charts/{id}/setData'], ['get', '/reports/{id}/metadata']),
+    ['delete_repo_action_cache', 'create_sms', 'create_workbook_chart_set_data', 'get_report_metadata'],
+  );
+  const list = (property: string): ObjectType => ({ id: `/components/schemas/Page/properties/${property}/items`, origin: { kind: 'items', parent: '/components/schemas/Page', property }, properties: [] });
+  const m = model([], [{ id: '/components/schemas/Page', origin: { kind: 'component', name: 'Page' }, properties: [] }, list('actions_caches'), list('data'), list('children')]);
+  assert.deepEqual([...planNames(m).types.values()].map((t) => t.name), ['Page', 'PageActionsCacheItem', 'PageDataItem', 'PageChildItem']);
+});
+
 test('identifiers: words, casing, digits and keywords', () => {
   assert.deepEqual(words('X-Request-Id'), ['x', 'request', 'id']);
   assert.deepEqual(words('HTTPServer2Go'), ['http', 'server', '2', 'go']);

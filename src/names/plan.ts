@@ -1,7 +1,6 @@
-import pluralize from 'pluralize';
 import type { ApiModel, ObjectType, Operation } from '../model/types.js';
 import { bareName, identifier, nameFrom, unique, words } from './identifiers.js';
-import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, toolNameParts, truncateName, tokenize } from './tool-names.js';
+import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, singular, toolNameParts, truncateName, tokenize } from './tool-names.js';
 
 /** Names of the types and members the generator itself declares. */
 export const FIXED_NAMES = {
@@ -163,7 +162,7 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
     switch (origin.kind) {
       case 'component': return pascal(origin.name);
       case 'property': return (names.get(origin.parent) ?? 'Model') + pascal(origin.property);
-      case 'items': return (names.get(origin.parent) ?? 'Model') + pascal(pluralize.singular(origin.property)) + 'Item';
+      case 'items': return (names.get(origin.parent) ?? 'Model') + identifier(singular(words(origin.property)), 'pascal', 'Model') + 'Item';
       case 'requestBody': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Request';
       case 'response': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Response';
       case 'parameter': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + pascal(origin.parameter);

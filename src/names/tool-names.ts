@@ -58,9 +58,16 @@ export function commonPrefixLength(paths: readonly string[]): number {
 /** pluralize runs dozens of regular expressions per word; paths repeat their words, so memoise. */
 const SINGULAR = new Map<string, string>();
 const PLURAL = new Map<string, boolean>();
-const singularOf = (word: string): string => memoised(SINGULAR, word, pluralize.singular);
+const singularOf = (word: string): string => memoised(SINGULAR, word, (w) => SINGULAR_FIXES.get(w) ?? pluralize.singular(w));
 
-const singular = (ws: readonly string[]): string[] => {
+/** Words pluralize gets wrong in API names (`caches` → `cach`, `data` → `datum`). */
+const SINGULAR_FIXES: ReadonlyMap<string, string> = new Map([
+  ['caches', 'cache'], ['niches', 'niche'], ['lenses', 'lens'],
+  ['data', 'data'], ['metadata', 'metadata'], ['sms', 'sms'], ['canvas', 'canvas'],
+]);
+
+/** The words with the last one made singular: `pet tags` → `pet tag`. */
+export const singular = (ws: readonly string[]): string[] => {
   const last = ws[ws.length - 1];
   return last === undefined ? [] : [...ws.slice(0, -1), singularOf(last)];
 };
