@@ -26,7 +26,20 @@ const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie:
  * The operation's parameters in the order both the client and the tool methods declare them:
  * required ones (path first), the body when required, then the optional ones.
  */
-export function methodParameters(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
+export function methodParameters(op: Operation, names: OperationNames, plan: NamePlan): readonly MethodParameter[] {
+  // The client and the tools declare the same parameters (init emits both): work them out once per plan.
+  let found = PLANNED.get(names);
+  if (found === undefined) {
+    found = parametersOf(op, names, plan);
+    PLANNED.set(names, found);
+  }
+  return found;
+}
+
+/** Keyed by the operation's planned names, which belong to one plan and one operation. */
+const PLANNED = new WeakMap<OperationNames, readonly MethodParameter[]>();
+
+function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
   const list: MethodParameter[] = op.parameters.map((parameter, index) => {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
     const description = valueDescription(parameter.facts, fallback) ?? '';
