@@ -10,6 +10,7 @@ import { CLIENT_CONFIG_LOCATIONS, MCP_CLIENTS, credentialPlaceholders, emitClien
 import type { GeneratedFile } from './emit/client.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
+import { packageVersion } from './package.js';
 
 interface Io {
   out(text: string): void;
@@ -65,6 +66,7 @@ export async function runCli(argv: readonly string[], io: Io = { out: (t) => pro
 function buildProgram(io: Io): Command {
   const program = new Command('openapi-mcp-dotnet')
     .description('Generate a C# MCP server from an OpenAPI document: REST client, MCP tools, host project.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError('(run with --help for usage)');

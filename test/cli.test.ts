@@ -137,6 +137,9 @@ test('client writes the three client files; --help lists the commands', async ()
   const help = await cli(['--help']);
   assert.equal(help.code, 0);
   for (const command of ['client', 'tools', 'host', 'init']) assert.match(help.out, new RegExp(`\\n  ${command} `));
+  const version = await cli(['--version']);
+  assert.equal(version.code, 0);
+  assert.equal(version.out, `${JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')).version}\n`);
 });
 
 test('--check compares instead of writing: exit 0 when up to date, 5 with the stale files', async () => {

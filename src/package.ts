@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The package's own folder. This code runs from dist/src (the library) or inside the dist/cli.js
+ * bundle (the command line): both lie under dist/.
+ */
+const HERE = import.meta.url;
+export const PACKAGE_ROOT = new URL(HERE.slice(0, HERE.lastIndexOf('/dist/') + 1));
+
+/** The version in the package's package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version;
+}
