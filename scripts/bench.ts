@@ -166,7 +166,7 @@ async function snapshotGenerator(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 3000));
     }
   }
-  await writeFile(join(SNAPSHOT, 'package.json'), '{ "private": true, "type": "module" }\n');
+  await cp(join(REPO, 'package.json'), join(SNAPSHOT, 'package.json'));
   await symlink(join(REPO, 'node_modules'), join(SNAPSHOT, 'node_modules'), 'dir');
 }
 await snapshotGenerator();

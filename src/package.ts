@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 const HERE = import.meta.url;
 export const PACKAGE_ROOT = new URL(HERE.slice(0, HERE.lastIndexOf('/dist/') + 1));
 
-/** The version in the package's package.json. */
+/** The version in the package's package.json (`unknown` if it cannot be read). */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version;
+  try {
+    const { version } = JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
