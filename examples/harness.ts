@@ -17,10 +17,10 @@ export interface BuildOutput {
   readonly warnings: number;
 }
 
-/** `dotnet build -warnaserror` on a project directory. */
-export async function dotnetBuild(directory: string): Promise<BuildOutput> {
+/** `dotnet build -warnaserror` on a project directory (Debug, or `configuration`). */
+export async function dotnetBuild(directory: string, configuration = 'Debug'): Promise<BuildOutput> {
   try {
-    const { stdout, stderr } = await run('dotnet', ['build', directory, '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run('dotnet', ['build', directory, '-c', configuration, '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 });
     const output = stdout + stderr;
     return { ok: true, output, warnings: (output.match(/: warning [A-Z]+\d+/g) ?? []).length };
   } catch (error) {

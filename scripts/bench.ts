@@ -586,7 +586,7 @@ async function benchServerStart(): Promise<void> {
     }
   }
   for (const variant of variants) {
-    const what = variant.form === 'dll' ? 'start → first tools/list, `dotnet Bench.dll` (Release)'
+    const what = variant.form === 'dll' ? 'start → first tools/list, `dotnet Bench.dll` (Release; the `init --launch dll` entry)'
       : variant.form === 'run' ? 'start → first tools/list, `dotnet run --project DIR` (mcp.json form, Debug)'
       : `the same with \`dotnet ${variant.form} --project DIR\` (not a form we write: where the time goes)`;
     const hasGoal = variant.form === 'dll' || variant.form === 'run';

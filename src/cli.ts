@@ -1,12 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
-import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
+import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, serverLocation, type PreparedApi } from './generate.js';
 import { staleFiles, writeFiles } from './write.js';
 import { formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
-import { CLIENT_CONFIG_LOCATIONS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, type McpClient } from './emit/config.js';
+import { CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import type { GeneratedFile } from './emit/client.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
@@ -137,19 +137,20 @@ function buildProgram(io: Io): Command {
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
     .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
+    .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
-      const framework = options.framework ?? (options.dryRun ? undefined : detectFrameworkAsync());
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; launch: Launch; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+      const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
+      const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
-        serverName: options.serverName, outputDir: options.outputDir, ...selection(options),
+        serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
         ...(options.client !== undefined && { client: options.client }),
-        ...(framework !== undefined && { framework: await framework }),
       });
       if (options.check) return checkFiles(options.outputDir, project.files, io);
       await writeFiles(options.outputDir, project.files, true);
-      io.out(initSummary(options.serverName, resolve(options.outputDir), project, api, options.client));
+      io.out(initSummary(options.serverName, serverLocation(options, framework), project, api, options.client));
     });
 
   withSelection(program.command('report')
@@ -182,15 +183,20 @@ function formatWarning(warning: Diagnostic): string {
   return `warning: ${warning.location}: ${warning.message}\n`;
 }
 
-function initSummary(serverName: string, directory: string, project: { files: GeneratedFile[]; operations: readonly unknown[] }, api: PreparedApi, client?: McpClient): string {
+function initSummary(serverName: string, location: ServerLocation, project: { files: GeneratedFile[]; operations: readonly unknown[] }, api: PreparedApi, client?: McpClient): string {
   const key = serverKey(serverName);
   const env = environmentVariables(serverName);
+  const directory = location.projectDirectory;
   const config = project.files.find((f) => f.path === 'mcp.json')?.content.trimEnd() ?? '';
-  const clientFile = client ? emitClientConfig(client, serverName, directory, api.model.securitySchemes).path : undefined;
+  const clientFile = client ? emitClientConfig(client, serverName, location, api.model.securitySchemes).path : undefined;
   const placeholders = Object.keys(credentialPlaceholders(serverName, api.model.securitySchemes));
+  const { command, args } = launchCommand(location);
+  const shellWord = (word: string): string => (/^[\w.=+-]+$/.test(word) ? word : JSON.stringify(word));
   return [
     `Created ${projectName(serverName)} (${project.operations.length} tools for ${api.model.title}) in ${directory}`,
-    `Build it: dotnet build ${JSON.stringify(directory)}`,
+    location.launch === 'dll'
+      ? `Build it: dotnet build -c Release ${JSON.stringify(directory)} (and again after each generation: the entry starts that build)`
+      : `Build it: dotnet build ${JSON.stringify(directory)}`,
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
     ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
@@ -198,7 +204,7 @@ function initSummary(serverName: string, directory: string, project: { files: Ge
     config,
     '',
     ...MCP_CLIENTS.map((c) => `${(c + ':').padEnd(16)}${CLIENT_CONFIG_LOCATIONS[c]}`),
-    `Claude Code CLI: claude mcp add ${key} -- dotnet run --project ${JSON.stringify(directory)}`,
+    `Claude Code CLI: claude mcp add ${key} -- ${[command, ...args].map(shellWord).join(' ')}`,
     '',
   ].join('\n');
 }

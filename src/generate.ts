@@ -8,7 +8,7 @@ import { identifier, isValidNamespace, words } from './names/identifiers.js';
 import { emitClient, type GeneratedFile } from './emit/client.js';
 import { emitTools } from './emit/tools.js';
 import { emitHost } from './emit/host.js';
-import { emitClientConfig, emitMcpConfig, emitProjectReadme, type McpClient } from './emit/config.js';
+import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 
@@ -87,6 +87,8 @@ export interface ProjectOptions extends Selection {
   readonly framework?: string;
   /** Also write this client's own configuration file. */
   readonly client?: McpClient;
+  /** How the client entries start the server (default `run`: `dotnet run --project`, SPEC 2.4). */
+  readonly launch?: Launch;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
@@ -96,21 +98,24 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const clientNamespace = `${namespace}.Client`;
   const plan = planNames(api.model, clientNamespace);
   const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
-  const host = generateHost({
-    serverName: options.serverName, namespace, clientNamespace, api,
-    ...(options.framework !== undefined && { framework: options.framework }),
-  });
-  const directory = resolve(options.outputDir);
+  const framework = options.framework ?? detectFramework();
+  const host = generateHost({ serverName: options.serverName, namespace, clientNamespace, api, framework });
+  const location = serverLocation(options, framework);
   const schemes = api.model.securitySchemes;
   const files = [
     ...host,
     { path: 'McpTools.g.cs', content: tools.content },
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
-    { path: 'mcp.json', content: emitMcpConfig(options.serverName, directory, schemes) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length) },
-    ...(options.client ? [emitClientConfig(options.client, options.serverName, directory, schemes)] : []),
+    { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location) },
+    ...(options.client ? [emitClientConfig(options.client, options.serverName, location, schemes)] : []),
   ];
   return { files, operations: tools.operations, skipped: tools.skipped, namespace };
+}
+
+/** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
+export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch }, framework: string): ServerLocation {
+  return { projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework };
 }
 
 /** The C# project, assembly and namespace name for a server name: `petstore api` → `PetstoreApi`. */

@@ -11,6 +11,7 @@ export { planNames } from './names/plan.js';
 export type { NamePlan, OperationNames } from './names/plan.js';
 export type * from './model/types.js';
 export { serverKey, PACKAGES } from './emit/host.js';
+export type { Launch } from './emit/config.js';
 export { environmentVariables, credentialVariables } from './names/environment.js';
 export { writeFiles } from './write.js';
 export { runCli } from './cli.js';

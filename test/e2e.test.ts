@@ -212,3 +212,30 @@ describe('generated Petstore server, driven by an MCP client', () => {
     }
   });
 });
+
+describe('init --launch dll: the entry starts the Release build directly', () => {
+  test('mcp.json names the DLL, the summary says to build Release, and the entry serves tools', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'omd-dll-'));
+    const api = await startPetstoreApi();
+    let client: Client | undefined;
+    try {
+      let out = '';
+      const code = await runCli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', directory, '--framework', 'net10.0', '--launch', 'dll'], { out: (t) => void (out += t), err: (t) => void process.stderr.write(t) });
+      assert.equal(code, 0);
+      const dll = join(directory, 'bin', 'Release', 'net10.0', 'Petstore.dll');
+      const { entry } = await readMcpEntry(directory);
+      assert.deepEqual(entry, { command: 'dotnet', args: [dll] });
+      assert.match(out, new RegExp(`Build it: dotnet build -c Release ${JSON.stringify(directory).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}`));
+      assert.ok(out.includes(`claude mcp add petstore -- dotnet ${JSON.stringify(dll)}`), out);
+      const build = await dotnetBuild(directory, 'Release');
+      assert.ok(build.ok, build.output);
+      client = await connect(entry, { PETSTORE_BASE_URL: api.url });
+      assert.equal((await client.listTools()).tools.length, 7);
+      assert.match(await callText(client, 'get_pet', { petId: 1 }), /"name":\s*"Rex"/);
+    } finally {
+      await client?.close();
+      await api.close();
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
