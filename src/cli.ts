@@ -83,7 +83,7 @@ function buildProgram(io: Io): Command {
       const files = generateClient(api, { namespace: options.namespace });
       if (options.check) return checkFiles(options.output, files, io);
       const written = await writeFiles(options.output, files, true);
-      io.out(`Wrote the client for ${api.model.operations.length} operations and ${api.model.types.size} types: ${written.join(', ')}\n`);
+      io.out(`Wrote the client for ${count(api.model.operations.length, 'operation')} and ${count(api.model.types.size, 'type')}: ${written.join(', ')}\n`);
     });
 
   withSelection(program.command('tools', { isDefault: true })
@@ -104,7 +104,7 @@ function buildProgram(io: Io): Command {
       const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }];
       if (options.check) return checkFiles(dirname(file), generated, io);
       await writeFiles(dirname(file), generated, false);
-      io.out(`Wrote ${tools.operations.length} tools to ${options.outputFile}${tools.skipped.length > 0 ? ` (${tools.skipped.length} operations left out by the selection)` : ''}\n`);
+      io.out(`Wrote ${count(tools.operations.length, 'tool')} to ${options.outputFile}${tools.skipped.length > 0 ? ` (${count(tools.skipped.length, 'operation')} left out by the selection)` : ''}\n`);
     });
 
   program.command('host')
@@ -170,7 +170,7 @@ function buildProgram(io: Io): Command {
 async function checkFiles(directory: string, files: readonly GeneratedFile[], io: Io): Promise<void> {
   const stale = await staleFiles(directory, files);
   if (stale.length > 0) throw new GeneratorError('stale', `${stale.length} generated file(s) out of date: ${stale.join(', ')}`);
-  io.out(`Up to date: ${files.length} files\n`);
+  io.out(`Up to date: ${count(files.length, 'file')}\n`);
 }
 
 async function prepareReporting(input: string, io: Io, allowExternalRefs?: boolean): Promise<PreparedApi> {
@@ -178,6 +178,9 @@ async function prepareReporting(input: string, io: Io, allowExternalRefs?: boole
   for (const warning of api.warnings) io.err(formatWarning(warning));
   return api;
 }
+
+/** `1 tool`, `2 tools`. */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function formatWarning(warning: Diagnostic): string {
   return `warning: ${warning.location}: ${warning.message}\n`;
@@ -193,7 +196,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
   const { command, args } = launchCommand(location);
   const shellWord = (word: string): string => (/^[\w.=+-]+$/.test(word) ? word : JSON.stringify(word));
   return [
-    `Created ${projectName(serverName)} (${project.operations.length} tools for ${api.model.title}) in ${directory}`,
+    `Created ${projectName(serverName)} (${count(project.operations.length, 'tool')} for ${api.model.title}) in ${directory}`,
     location.launch === 'dll'
       ? `Build it: dotnet build -c Release ${JSON.stringify(directory)} (and again after each generation: the entry starts that build)`
       : `Build it: dotnet build ${JSON.stringify(directory)}`,
