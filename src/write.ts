@@ -10,8 +10,8 @@ import type { GeneratedFile } from './emit/client.js';
  * Writes files under `directory` all or nothing as far as the file system allows: each goes to a
  * temporary file beside its target first, and only when all are written are they renamed into place.
  * `createDirectory`: make missing folders; otherwise the folder of each file must exist.
- * The calls are synchronous: a handful of files, and each asynchronous one would cost a trip to
- * Node's thread pool (a third of the time of writing GitHub's project).
+ * The calls are synchronous: a handful of files, where asynchronous calls each cost a trip to Node's
+ * thread pool (GitHub's project: 6 ms to write this way, 14 ms the other).
  */
 export async function writeFiles(directory: string, files: readonly GeneratedFile[], createDirectory: boolean): Promise<string[]> {
   const planned = files.map((file) => {
