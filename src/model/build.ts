@@ -1,7 +1,7 @@
-import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
+import { GeneratorError, pointer, pointerToken, type Diagnostic } from '../errors.js';
 import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
-import { SchemaTypes, isObject } from './schemas.js';
+import { SchemaTypes, isObject, text } from './schemas.js';
 import { readRequirement, readSecuritySchemes } from './security.js';
 import { referencedSchemas } from './reach.js';
 import {
@@ -184,7 +184,7 @@ function buildParameter(
     const [mediaType, media] = Object.entries(node.content)[0] ?? [];
     if (mediaType !== undefined && isObject(media)) {
       schema = media.schema;
-      schemaAt = `${at}/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+      schemaAt = `${at}/content/${pointerToken(mediaType)}/schema`;
     }
   }
   const origin = { kind: 'parameter', operation: operationAt, parameter: name } as const;
@@ -211,7 +211,7 @@ function pickMedia(content: unknown, at: string): Media | undefined {
   const entries = Object.entries(content).map(([mediaType, media]) => ({
     mediaType,
     schema: isObject(media) ? media.schema : undefined,
-    schemaAt: `${at}/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`,
+    schemaAt: `${at}/content/${pointerToken(mediaType)}/schema`,
     kind: mediaKind(mediaType),
   }));
   const rank: Record<BodyKind, number> = { json: 0, form: 1, multipart: 2, text: 3, binary: 4 };
@@ -248,10 +248,7 @@ function successResponse(refs: RefResolver, schemas: SchemaTypes, raw: unknown, 
   const codes = Object.keys(responses);
   const status = codes.filter((code) => /^2(\d\d|XX)$/i.test(code)).sort()[0] ?? (codes.includes('default') ? 'default' : undefined);
   if (status === undefined) return { kind: 'none', status: '200' };
-  const { value } = refs.follow(responses[status], `${at}/${status}`);
-  const responseAt = isObject(responses[status]) && typeof (responses[status] as Record<string, unknown>).$ref === 'string'
-    ? refs.follow(responses[status], `${at}/${status}`).pointer
-    : `${at}/${status}`;
+  const { value, pointer: responseAt } = refs.follow(responses[status], `${at}/${status}`);
   const media = isObject(value) ? pickMedia(value.content, responseAt) : undefined;
   if (!media || status === '204') return { kind: 'none', status };
   const kind: ResponseKind = media.kind === 'json' ? 'json' : media.kind === 'text' ? 'text' : media.kind === 'binary' ? 'binary' : 'json';
@@ -271,8 +268,4 @@ function firstServerUrl(root: Record<string, unknown>, specUrl: string | undefin
   });
   if (specUrl && !/^[a-z][a-z0-9+.-]*:/i.test(url)) return new URL(url, specUrl).toString();
   return url;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }

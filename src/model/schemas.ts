@@ -203,7 +203,8 @@ export function isObject(value: unknown): value is Schema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function text(value: unknown): string | undefined {
+/** A string that is not blank, or undefined. */
+export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
