@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startPetstoreApi } from '../examples/petstore-api.js';
+import { detectFramework } from '../src/dotnet.js';
 import {
   cell,
   commandLine,
@@ -394,15 +395,7 @@ interface Project {
 }
 
 const projects = new Map<string, Project>();
-const frameworks = (() => {
-  try {
-    const output = execFileSync('dotnet', ['--list-sdks'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const majors = [...output.matchAll(/^(\d+)\.\d+\.\d+/gm)].map((m) => Number(m[1])).filter((m) => m >= 8);
-    return majors.length > 0 ? `net${Math.max(...majors)}.0` : 'net8.0';
-  } catch {
-    return 'net8.0';
-  }
-})();
+const frameworks = detectFramework();
 
 function dotnetBuild(dir: string, args: readonly string[]): { ok: boolean; seconds: number; error: string } {
   const started = performance.now();
