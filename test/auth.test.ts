@@ -5,14 +5,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { callText, connect, dotnetBuild, readMcpEntry, serverLog, type ServerEntry } from '../examples/harness.js';
 import { SECRETS, startAuthApi, type AuthApi } from './fixtures/auth-api.js';
 import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 const SETTINGS = {
   AUTH_API_KEY: SECRETS.apiKey,
@@ -39,7 +39,7 @@ describe('credentials', () => {
   };
 
   before(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'omd-auth-'));
+    directory = scratchDir('auth');
     assert.equal(await runCli(['init', '--openapi-url', join(REPO, 'test/fixtures/auth.yaml'), '--server-name', 'Auth', '--output-dir', directory, '--client', 'vscode'], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     const build = await dotnetBuild(directory);
     assert.ok(build.ok, build.output);
@@ -62,6 +62,7 @@ describe('credentials', () => {
     const vscode = JSON.parse(await readFile(join(directory, '.vscode/mcp.json'), 'utf8')) as { servers: Record<string, { type: string; env: Record<string, string> }> };
     assert.equal(vscode.servers.auth?.type, 'stdio');
     assert.deepEqual(Object.keys(vscode.servers.auth?.env ?? {}).sort(), Object.keys(SETTINGS).sort());
+    assert.match(await readFile(join(directory, 'README.md'), 'utf8'), /replace the placeholders in its `env` with your credentials/);
     const readme = await readFile(join(directory, 'README.md'), 'utf8');
     for (const name of Object.keys(SETTINGS)) assert.ok(readme.includes(`\`${name}\``), name);
   });

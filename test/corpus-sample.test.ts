@@ -5,13 +5,13 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { detectFramework } from '../src/dotnet.js';
 import { buildBatch, generateSpec, toolNameProblems, type CompilerDiagnostic, type SpecOutcome } from './support/corpus.js';
 import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/corpus');
 
@@ -21,7 +21,7 @@ describe('corpus sample', () => {
   let output = '';
 
   before(async () => {
-    const work = await mkdtemp(join(tmpdir(), 'omd-sample-'));
+    const work = scratchDir('sample');
     const specs = (await readdir(FIXTURES)).filter((f) => f.endsWith('.json.gz')).sort();
     const inputs: { id: string; path: string }[] = [{ id: 'swagger2', path: join(REPO, 'test/fixtures/swagger2.json') }];
     for (const file of specs) {

@@ -6,8 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { prepare, runCli } from '../src/index.js';
@@ -15,6 +14,7 @@ import { reportSelection } from '../src/report.js';
 import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
 import { callText, connect, dotnetBuild, readMcpEntry, type ServerEntry } from '../examples/harness.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 interface Tool {
   name: string;
@@ -31,7 +31,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
   let tools: Tool[] = [];
 
   before(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'omd-e2e-'));
+    directory = scratchDir('e2e');
     assert.equal(await runCli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', directory], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     const build = await dotnetBuild(directory);
     assert.ok(build.ok, build.output);
@@ -215,7 +215,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
 
 describe('init --launch dll: the entry starts the Release build directly', () => {
   test('mcp.json names the DLL, the summary says to build Release, and the entry serves tools', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'omd-dll-'));
+    const directory = scratchDir('dll');
     const api = await startPetstoreApi();
     let client: Client | undefined;
     try {

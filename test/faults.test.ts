@@ -7,14 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { startPetstoreApi } from '../examples/petstore-api.js';
 import { callText, connect, dotnetBuild } from '../examples/harness.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
@@ -41,7 +41,7 @@ describe('generated server under faults', () => {
   let client: Client;
 
   before(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'omd-faults-'));
+    directory = scratchDir('faults');
     assert.equal(await runCli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', directory], { out: () => {}, err: () => {} }), 0);
     const build = await dotnetBuild(directory);
     assert.ok(build.ok, build.output);

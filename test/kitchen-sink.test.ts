@@ -4,14 +4,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { callText, connect, dotnetBuild, readMcpEntry } from '../examples/harness.js';
 import { startKitchenSinkApi, type KitchenSinkApi } from './fixtures/kitchen-sink-api.js';
 import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 type Schema = { type?: unknown; items?: Schema; properties?: Record<string, Schema>; additionalProperties?: unknown; oneOf?: unknown; anyOf?: unknown; allOf?: unknown };
 
@@ -29,7 +29,7 @@ describe('kitchen-sink API through the generated MCP server', () => {
   let client: Client;
 
   before(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'omd-sink-'));
+    directory = scratchDir('sink');
     const spec = join(REPO, 'test/fixtures/kitchen-sink.yaml');
     assert.equal(await runCli(['init', '--openapi-url', spec, '--server-name', 'Sink', '--output-dir', directory], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     const build = await dotnetBuild(directory);

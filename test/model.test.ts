@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepare, planNames, type PreparedApi } from '../src/index.js';
 import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
-const dir = await mkdtemp(join(tmpdir(), 'omd-model-'));
+const dir = scratchDir('model');
 let n = 0;
 async function spec(document: Record<string, unknown>): Promise<PreparedApi> {
   const file = join(dir, `s${n++}.json`);
@@ -145,7 +145,7 @@ test('responses: the first 2xx, default when there is none, 204 and text and bin
 });
 
 test('external $refs: files under the spec folder are bundled; others need --allow-external-refs', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'omd-ext-'));
+  const root = scratchDir('ext');
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(root, 'api', 'schemas'), { recursive: true });
   await mkdir(join(root, 'shared'), { recursive: true });

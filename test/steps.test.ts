@@ -4,16 +4,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../src/index.js';
 import { callText, connect, dotnetBuild } from '../examples/harness.js';
 import { startAuthApi, SECRETS } from './fixtures/auth-api.js';
 import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 test('client + tools + host build and serve like init', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'omd-steps-'));
+  const dir = scratchDir('steps');
   const spec = join(REPO, 'test/fixtures/auth.yaml');
   const io = { out: () => {}, err: (t: string) => void process.stderr.write(t) };
   try {
