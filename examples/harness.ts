@@ -62,6 +62,12 @@ export async function connect(entry: ServerEntry, env: Record<string, string>): 
   transport.stderr?.on('data', (chunk: Buffer) => {
     log = (log + chunk.toString('utf8')).slice(-20_000);
   });
+  // The SDK's transport writes every message at once and, while the pipe is full, waits for 'drain'
+  // with one listener per message: a thousand calls in flight queue a thousand writes and listeners
+  // (MaxListenersExceededWarning). Sending one message after the other keeps one waiting at a time.
+  const send = transport.send.bind(transport);
+  let sending: Promise<void> = Promise.resolve();
+  transport.send = (message) => (sending = sending.catch(() => {}).then(() => send(message)));
   const client = new Client({ name: 'openapi-mcp-dotnet-harness', version: '1.0.0' });
   logs.set(client, () => log);
   try {
