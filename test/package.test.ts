@@ -1,0 +1,88 @@
+/**
+ * The package as users get it: `npm pack`, installed into a prefix of its own without development
+ * dependencies, run from a folder with no checkout around it, exactly as `npx openapi-mcp-dotnet` runs
+ * it from the registry.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { cp, mkdir, readFile, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXAMPLE_SPEC, GOLDEN_DIR, REPO, goldenFilesOnDisk } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
+
+const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare', 'prepack', 'postpack'];
+
+function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 300_000 });
+  if (result.error) throw result.error;
+  return result;
+}
+
+describe('the packed package', () => {
+  const work = scratchDir('pack');
+  const unpacked = join(work, 'unpacked');
+  const prefix = join(work, 'prefix');
+  let installed = '';
+  let packageJson: { version: string; scripts?: Record<string, string> };
+
+  before(async () => {
+    const pack = run('npm', ['pack', '--json', '--pack-destination', work], REPO);
+    assert.equal(pack.status, 0, pack.stderr);
+    const [packed] = JSON.parse(pack.stdout) as { filename: string }[];
+    const tarball = join(work, packed?.filename ?? '');
+    await mkdir(unpacked);
+    assert.equal(run('tar', ['-xzf', tarball, '-C', unpacked], work).status, 0);
+    packageJson = JSON.parse(await readFile(join(unpacked, 'package/package.json'), 'utf8'));
+    const install = run('npm', ['install', '--global', '--prefix', prefix, '--omit=dev', '--no-audit', '--no-fund', tarball], work);
+    assert.equal(install.status, 0, install.stderr);
+    installed = join(prefix, 'lib/node_modules/openapi-mcp-dotnet');
+  });
+
+  test('ships the license, no lifecycle script, and source maps that carry their sources', async () => {
+    const root = join(unpacked, 'package');
+    assert.match(await readFile(join(root, 'LICENSE'), 'utf8'), /^MIT License/);
+    assert.deepEqual(Object.keys(packageJson.scripts ?? {}).filter((s) => LIFECYCLE_SCRIPTS.includes(s)), []);
+    const maps = (await readdir(join(root, 'dist/src'), { recursive: true })).filter((f) => f.endsWith('.js.map'));
+    assert.ok(maps.length > 20, `${maps.length} source maps`);
+    for (const map of maps) {
+      const { sources, sourcesContent } = JSON.parse(await readFile(join(root, 'dist/src', map), 'utf8')) as { sources: string[]; sourcesContent?: unknown[] };
+      assert.equal(sourcesContent?.length, sources.length, `${map} has no sourcesContent`);
+    }
+    assert.ok(!existsSync(join(root, 'dist/test')) && !existsSync(join(root, 'src/cli.ts')), 'tests or TypeScript sources are shipped');
+  });
+
+  test('installs without development dependencies', () => {
+    for (const dev of ['typescript', 'esbuild', '@modelcontextprotocol/sdk']) {
+      assert.ok(!existsSync(join(installed, 'node_modules', dev)), `${dev} was installed`);
+    }
+  });
+
+  test('--version and init work from a folder with no checkout around it', async () => {
+    const elsewhere = join(work, 'elsewhere');
+    await mkdir(elsewhere);
+    await cp(EXAMPLE_SPEC, join(elsewhere, 'petstore.yaml'));
+    const bin = join(prefix, 'bin/openapi-mcp-dotnet');
+    const version = run(bin, ['--version'], elsewhere);
+    assert.equal(version.stdout, `${packageJson.version}\n`, version.stderr);
+
+    const init = run(bin, ['init', '--openapi-url', 'petstore.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp', '--framework', 'net10.0'], elsewhere);
+    assert.equal(init.status, 0, init.stderr);
+    // The golden files are what init writes for the example, in /srv/petstore-mcp.
+    const projectDir = join(elsewhere, 'PetstoreMcp');
+    for (const golden of await goldenFilesOnDisk()) {
+      const written = await readFile(join(projectDir, golden.path), 'utf8');
+      assert.equal(written.split(projectDir).join('/srv/petstore-mcp'), golden.content, `${golden.path} differs from ${join(GOLDEN_DIR, golden.path)}`);
+    }
+  });
+
+  test('before it is built, the command says so in one line instead of a stack trace', async () => {
+    const unbuilt = join(work, 'unbuilt');
+    await cp(join(REPO, 'bin'), join(unbuilt, 'bin'), { recursive: true });
+    await cp(join(REPO, 'package.json'), join(unbuilt, 'package.json'));
+    const result = run(process.execPath, [join(unbuilt, 'bin/openapi-mcp-dotnet.js'), '--help'], unbuilt);
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, `error: openapi-mcp-dotnet is not built in ${unbuilt}/: run \`npm ci && npm run build\` there first\n`);
+  });
+});
