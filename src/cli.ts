@@ -1,13 +1,13 @@
 import { Command, CommanderError, Option } from 'commander';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
 import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, serverLocation, type PreparedApi } from './generate.js';
 import { staleFiles, writeFiles } from './write.js';
 import { formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
-import { CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, emitClientConfig, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
-import type { GeneratedFile } from './emit/client.js';
+import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
+import type { GeneratedFile } from './emit/file.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';
@@ -68,8 +68,8 @@ function buildProgram(io: Io): Command {
     .description('Generate a C# MCP server from an OpenAPI document: REST client, MCP tools, host project.')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .showHelpAfterError('(run with --help for usage)');
+    // Usage errors are one line, like every other error: commander's message, then where to look.
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (text, write) => write(`${text.trimEnd()} (run with --help for usage)\n`) });
 
   program.command('client')
     .description('write the companion REST client (records, HttpClient extension methods, result type) into a directory')
@@ -190,11 +190,14 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
   const key = serverKey(serverName);
   const env = environmentVariables(serverName);
   const directory = location.projectDirectory;
-  const config = project.files.find((f) => f.path === 'mcp.json')?.content.trimEnd() ?? '';
-  const clientFile = client ? emitClientConfig(client, serverName, location, api.model.securitySchemes).path : undefined;
   const placeholders = Object.keys(credentialPlaceholders(serverName, api.model.securitySchemes));
   const { command, args } = launchCommand(location);
   const shellWord = (word: string): string => (/^[\w.=+-]+$/.test(word) ? word : JSON.stringify(word));
+  // Each entry file as it was written, where it was written: VS Code's form differs from mcp.json's.
+  const entryFiles = [
+    { label: 'MCP client entry', path: 'mcp.json' },
+    ...(client ? [{ label: `${client} configuration`, path: CLIENT_CONFIG_FILES[client] }] : []),
+  ];
   return [
     `Created ${projectName(serverName)} (${count(project.operations.length, 'tool')} for ${api.model.title}) in ${directory}`,
     location.launch === 'dll'
@@ -203,9 +206,11 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
     ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
-    `MCP client entry (in ${directory}/mcp.json${clientFile ? ` and ${clientFile}` : ''}):`,
-    config,
-    '',
+    ...entryFiles.flatMap(({ label, path }) => [
+      `${label}, in ${join(directory, path)}:`,
+      project.files.find((f) => f.path === path)?.content.trimEnd() ?? '',
+      '',
+    ]),
     ...MCP_CLIENTS.map((c) => `${(c + ':').padEnd(16)}${CLIENT_CONFIG_LOCATIONS[c]}`),
     `Claude Code CLI: claude mcp add ${key} -- ${[command, ...args].map(shellWord).join(' ')}`,
     '',

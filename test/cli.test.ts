@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { open } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli, EXIT_CODES } from '../src/index.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -17,7 +17,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-const tmp = await mkdtemp(join(tmpdir(), 'omd-cli-'));
+const tmp = scratchDir('cli');
 const file = async (name: string, content: string): Promise<string> => {
   const path = join(tmp, name);
   await writeFile(path, content);
@@ -71,6 +71,7 @@ const cases: Case[] = [
   { name: 'invalid namespace', args: async () => ['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(tmp, 'out', 'x.cs'), '--namespace', 'my-api', '--server-name', 'x', '--ext-namespace', 'A.B'], code: EXIT_CODES.usage, message: /--namespace "my-api" is not a valid C# namespace/ },
   { name: 'empty server name', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', ' ', '--output-dir', join(tmp, 'p')], code: EXIT_CODES.usage, message: /--server-name must not be empty/ },
   { name: 'unknown option', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--colour'], code: EXIT_CODES.usage, message: /unknown option '--colour'/ },
+  { name: 'a value outside the choices', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'x', '--output-dir', join(tmp, 'p'), '--client', 'vscode,claude-code'], code: EXIT_CODES.usage, message: /^error: option '--client <client>' argument 'vscode,claude-code' is invalid\. .*\(run with --help for usage\)$/m },
   { name: 'missing required option', args: async () => ['client', '-u', EXAMPLE_SPEC, '-o', tmp], code: EXIT_CODES.usage, message: /required option '-n, --namespace <namespace>' not specified/ },
   { name: 'tags that match no operation', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--tags', 'stores'], code: EXIT_CODES.usage, message: /--tags stores matches no operation; the spec's tags are: pets, owners/ },
   { name: 'dangling $ref', args: async () => toolsArgs(await file('dangling.json', JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Missing' } } } } } } } } }))), code: EXIT_CODES.spec, message: /dangling\.json#\/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref: \$ref "#\/components\/schemas\/Missing" points to nothing/ },
@@ -88,7 +89,7 @@ for (const c of cases) {
     const result = await cli(await c.args());
     assert.equal(result.code, c.code, result.err);
     assert.match(result.err, c.message);
-    assert.equal(result.err.trim().split('\n').filter((l) => !l.startsWith('(run with')).length, 1, result.err);
+    assert.equal(result.err.trim().split('\n').length, 1, result.err);
   });
 }
 
@@ -155,4 +156,18 @@ test('--check compares instead of writing: exit 0 when up to date, 5 with the st
   assert.equal(await readFile(join(dir, 'McpTools.g.cs'), 'utf8'), 'edited');
   const client = await cli(['client', '-u', EXAMPLE_SPEC, '-o', join(dir, 'Client'), '-n', 'Petstore.Client', '--check']);
   assert.equal(client.code, 0, client.err);
+});
+
+test('init prints each client file as written, at its absolute path; the README mentions env only where there is one', async () => {
+  const dir = join(tmp, 'summary');
+  const result = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--client', 'vscode']);
+  assert.equal(result.code, 0, result.err);
+  for (const path of ['mcp.json', '.vscode/mcp.json']) {
+    const written = (await readFile(join(dir, path), 'utf8')).trimEnd();
+    assert.ok(result.out.includes(`, in ${join(dir, path)}:\n${written}\n`), `${path} is not shown as written:\n${result.out}`);
+  }
+  assert.match(result.out, /"servers": \{\n\s+"petstore": \{\n\s+"type": "stdio"/);
+  const readme = await readFile(join(dir, 'README.md'), 'utf8');
+  assert.doesNotMatch(readme, /add your values to `env`/);
+  assert.match(readme, /to pass settings, add an `"env": \{ "PETSTORE_BASE_URL": "…" \}` block to it/);
 });

@@ -126,3 +126,15 @@ test('identifiers: words, casing, digits and keywords', () => {
   for (const keyword of CSHARP_KEYWORDS) assert.equal(identifier([keyword], 'camel', 'x'), '@' + keyword);
   assert.ok(CSHARP_KEYWORDS.has('namespace') && CSHARP_KEYWORDS.has('event') && !CSHARP_KEYWORDS.has('record'));
 });
+
+test('titles: the summary when it is one short line (without its final period), else words of the tool name', () => {
+  const long = 'Returns every pet in the store, filtered by species and paged with limit and offset';
+  const m = model([
+    op('get', '/pets/{id}', { summary: 'Get a pet by id.' }),
+    op('get', '/pets', { summary: long }),
+    op('post', '/pets', { summary: 'Create a pet\nand return it' }),
+    op('delete', '/pets/{id}'),
+  ]);
+  const plan = planNames(m);
+  assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.title), ['Get a pet by id', 'List pets', 'Create pet', 'Delete pet']);
+});

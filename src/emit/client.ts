@@ -7,14 +7,9 @@ import { constraintAttributes, enumInSchema } from './constraints.js';
 import { methodParameters } from './signature.js';
 import { csharpType } from './types.js';
 import { CSharpWriter, docLines, stringLiteral } from './writer.js';
-import { bareName } from '../names/identifiers.js';
+import { LONE_SURROGATE, bareName } from '../names/identifiers.js';
 import { requestTypes } from '../model/reach.js';
-
-export interface GeneratedFile {
-  /** Path relative to the output directory, with `/` separators. */
-  readonly path: string;
-  readonly content: string;
-}
+import type { GeneratedFile } from './file.js';
 
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
@@ -151,6 +146,6 @@ export function pathPieces(path: string): PathPiece[] {
 }
 
 function escapeLiteral(text: string): string {
-  const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  const wellFormed = text.replace(LONE_SURROGATE, '\ufffd');
   return encodeURI(wellFormed).replace(/[?#]/g, (c) => encodeURIComponent(c)).replace(/%25([0-9A-Fa-f]{2})/g, '%$1');
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../model/types.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
 import { serverKey } from './host.js';
-import type { GeneratedFile } from './client.js';
+import type { GeneratedFile } from './file.js';
 
 /** MCP clients whose configuration `init --client` writes. */
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
@@ -60,17 +60,21 @@ export function emitMcpConfig(serverName: string, location: ServerLocation, sche
   return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, schemes) } }, null, 2) + '\n';
 }
 
+/** Where `init --client` writes each client's own file, relative to the project directory. */
+export const CLIENT_CONFIG_FILES: Record<McpClient, string> = {
+  vscode: '.vscode/mcp.json',
+  cursor: '.cursor/mcp.json',
+  'claude-code': '.mcp.json',
+  'claude-desktop': 'claude_desktop_config.json',
+};
+
 /** The file an MCP client reads, in that client's own format, relative to the project directory. */
 export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, schemes: readonly SecurityScheme[]): GeneratedFile {
   const key = serverKey(serverName);
   const value = entry(serverName, location, schemes);
-  const json = (data: unknown): string => JSON.stringify(data, null, 2) + '\n';
-  switch (client) {
-    case 'vscode': return { path: '.vscode/mcp.json', content: json({ servers: { [key]: { type: 'stdio', ...value } } }) };
-    case 'cursor': return { path: '.cursor/mcp.json', content: json({ mcpServers: { [key]: value } }) };
-    case 'claude-code': return { path: '.mcp.json', content: json({ mcpServers: { [key]: value } }) };
-    case 'claude-desktop': return { path: 'claude_desktop_config.json', content: json({ mcpServers: { [key]: value } }) };
-  }
+  // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
+  const config = client === 'vscode' ? { servers: { [key]: { type: 'stdio', ...value } } } : { mcpServers: { [key]: value } };
+  return { path: CLIENT_CONFIG_FILES[client], content: JSON.stringify(config, null, 2) + '\n' };
 }
 
 /** Where each client's configuration lives, per OS. */
@@ -122,7 +126,9 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ] : []),
     '## Registering the server',
     '',
-    '`mcp.json` holds the entry (add your values to `env`). Where each client reads it:',
+    model.securitySchemes.length > 0
+      ? '`mcp.json` holds the entry; replace the placeholders in its `env` with your credentials. Where each client reads it:'
+      : `\`mcp.json\` holds the entry; to pass settings, add an \`"env": { "${env.baseUrl}": "…" }\` block to it. Where each client reads it:`,
     '',
     ...MCP_CLIENTS.map((client) => `- ${client}: ${CLIENT_CONFIG_LOCATIONS[client]}`),
     '',

@@ -2,7 +2,7 @@ import { stringLiteral, CSharpWriter } from './writer.js';
 import { banner } from './banner.js';
 import { template } from './templates.js';
 import { FIXED_NAMES } from '../names/plan.js';
-import type { GeneratedFile } from './client.js';
+import type { GeneratedFile } from './file.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
 import type { SecurityScheme } from '../model/types.js';
 

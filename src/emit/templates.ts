@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { banner } from './banner.js';
 import { PACKAGE_ROOT } from '../package.js';
-import type { GeneratedFile } from './client.js';
+import type { GeneratedFile } from './file.js';
 
 /** The fixed C# files, kept as real files in src/emit/csharp (shipped with the package). */
 const TEMPLATES = new URL('src/emit/csharp/', PACKAGE_ROOT);

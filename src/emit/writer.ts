@@ -1,3 +1,5 @@
+import { LONE_SURROGATE } from '../names/identifiers.js';
+
 const CHUNK_LINES = 512;
 const INDENTS = Array.from({ length: 8 }, (_, depth) => '    '.repeat(depth));
 
@@ -71,7 +73,7 @@ export function xmlEscape(text: string): string {
 }
 
 function stripInvalid(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(LONE_SURROGATE, '');
 }
 
 /** Text that needs no escaping in XML nor in a C# string literal (printable ASCII without " \\ & < >). */
@@ -84,7 +86,7 @@ export function stringLiteral(text: string): string {
 }
 
 /** Quote, backslash, control characters, line separators and lone surrogates. */
-const LITERAL_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const LITERAL_ESCAPE = new RegExp(`["\\\\\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]|${LONE_SURROGATE.source}`, 'g');
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\\0' };
 
 function escapeInLiteral(char: string): string {

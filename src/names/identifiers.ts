@@ -22,6 +22,9 @@ export const CSHARP_CONTEXTUAL_KEYWORDS: ReadonlySet<string> = new Set([
   'unmanaged', 'value', 'var', 'when', 'where', 'with', 'yield',
 ]);
 
+/** A UTF-16 surrogate without its other half: not text, and not encodable in UTF-8 (global: use with `replace`). */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /** Longest identifier generated; longer names are cut (C# metadata allows 1,023 characters). */
 export const MAX_IDENTIFIER_LENGTH = 128;
 

@@ -1,5 +1,5 @@
 import type { ApiModel, ObjectType, Operation } from '../model/types.js';
-import { bareName, identifier, nameFrom, unique, words } from './identifiers.js';
+import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
 import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, singular, toolNameParts, truncateName, tokenize } from './tool-names.js';
 
 /** Names of the types and members the generator itself declares. */
@@ -112,10 +112,20 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
     let toolMethod = unique(identifier(nameWords, 'pascal', 'Call'), methods);
     if (HTTP_CLIENT_MEMBERS.has(`${toolMethod}Async`)) toolMethod = unique(`${toolMethod}Operation`, methods);
     const subject = [...parts.target].join(' ') || parts.verb.join(' ');
-    const title = toolName.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+    const title = titleOf(op, toolName);
     result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters: planParameters(op), subject, title });
   }
   return result;
+}
+
+/** Longest summary used as a tool's title; longer ones (and operations without one) get a title from the tool name. */
+export const MAX_TITLE_LENGTH = 60;
+
+/** `Get a pet by id` (the summary, when it is one short line of plain text), else `Get pet` (from the tool name). */
+function titleOf(op: Operation, toolName: string): string {
+  const summary = op.summary?.trim().replace(/\.$/, '');
+  if (summary && summary.length <= MAX_TITLE_LENGTH && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(summary) && summary.search(LONE_SURROGATE) < 0) return summary;
+  return toolName.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }
 
 /** The base name, else one qualified by API version or by the item parameter, else numbered. */

@@ -32,7 +32,7 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.ListPetsAsync(httpClient, species, limit, xRequestId, cancellationToken)).ConfigureAwait(false);
 
-    [McpServerTool(Name = "create_pet", Title = "Create pet", ReadOnly = false, Destructive = false, Idempotent = false)]
+    [McpServerTool(Name = "create_pet", Title = "Create a pet", ReadOnly = false, Destructive = false, Idempotent = false)]
     [Description("Create a pet\n\nAdds a new pet to the store and returns it with its assigned id.")]
     public static async Task<string> CreatePet(
         [Description("The pet to create.")] NewPet body,
@@ -40,7 +40,7 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.CreatePetAsync(httpClient, body, cancellationToken)).ConfigureAwait(false);
 
-    [McpServerTool(Name = "get_pet", Title = "Get pet", ReadOnly = true, Destructive = false, Idempotent = true)]
+    [McpServerTool(Name = "get_pet", Title = "Get a pet by id", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("Get a pet by id")]
     public static async Task<string> GetPet(
         [Description("The id of the pet.")] long petId,
@@ -48,7 +48,7 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.GetPetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
 
-    [McpServerTool(Name = "update_pet", Title = "Update pet", ReadOnly = false, Destructive = false, Idempotent = true)]
+    [McpServerTool(Name = "update_pet", Title = "Update a pet", ReadOnly = false, Destructive = false, Idempotent = true)]
     [Description("Update a pet\n\nUpdates the provided fields of an existing pet; omitted fields are left unchanged.")]
     public static async Task<string> UpdatePet(
         [Description("The id of the pet.")] long petId,
@@ -57,7 +57,7 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.UpdatePetAsync(httpClient, petId, body, cancellationToken)).ConfigureAwait(false);
 
-    [McpServerTool(Name = "delete_pet", Title = "Delete pet", ReadOnly = false, Destructive = true, Idempotent = true)]
+    [McpServerTool(Name = "delete_pet", Title = "Delete a pet", ReadOnly = false, Destructive = true, Idempotent = true)]
     [Description("Delete a pet")]
     public static async Task<string> DeletePet(
         [Description("The id of the pet.")] long petId,
@@ -72,7 +72,7 @@ public static partial class McpTools
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.ListOwnersAsync(httpClient, cancellationToken)).ConfigureAwait(false);
 
-    [McpServerTool(Name = "list_owner_pets", Title = "List owner pets", ReadOnly = true, Destructive = false, Idempotent = true)]
+    [McpServerTool(Name = "list_owner_pets", Title = "List an owner's pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List an owner's pets\n\nReturns the pets belonging to the given owner.")]
     public static async Task<string> ListOwnerPets(
         [Description("The id of the owner.")] long ownerId,
