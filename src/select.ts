@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { GeneratorError } from './errors.js';
 import type { ApiModel, Operation } from './model/types.js';
 import type { NamePlan } from './names/plan.js';
@@ -19,42 +20,50 @@ export interface Skipped {
   readonly reason: string;
 }
 
+/** Globs as picomatch reads them: `*` within a `/`-separated part, `**` across parts; any case; names may start with a dot. */
+const GLOB_OPTIONS = { nocase: true, dot: true } as const;
+
+type Matcher = (op: Operation, toolName: string) => boolean;
+
 /**
- * Patterns: `listPets` or `list_*` match the operationId or the tool name (`*` any characters);
- * `GET /pets/*` matches method and path (`*` within one segment, `**` across segments, method `*` any).
+ * A pattern as a test of operations: `listPets` or `list_*` matches the operationId or the tool name;
+ * `GET /pets/*` matches method and path (`*` within one segment, `**` across segments, method `*` any,
+ * several methods as `PUT|PATCH`).
  */
-export function matches(pattern: string, op: Operation, toolName: string): boolean {
+export function compilePattern(pattern: string): Matcher {
   const trimmed = pattern.trim();
   const space = trimmed.indexOf(' ');
   if (space > 0) {
     const methods = trimmed.slice(0, space).toLowerCase().split('|');
-    const path = trimmed.slice(space + 1).trim();
-    if (!methods.includes('*') && !methods.includes(op.method)) return false;
-    return globRegex(path, '[^/]*').test(op.path);
+    const path = picomatch(trimmed.slice(space + 1).trim(), GLOB_OPTIONS);
+    return (op) => (methods.includes('*') || methods.includes(op.method)) && path(op.path);
   }
-  const regex = globRegex(trimmed, '.*');
-  return regex.test(toolName) || (op.operationId !== undefined && regex.test(op.operationId));
+  const name = picomatch(trimmed, GLOB_OPTIONS);
+  return (op, toolName) => name(toolName) || (op.operationId !== undefined && name(op.operationId));
 }
 
-function globRegex(glob: string, star: string): RegExp {
-  const source = glob.split('**').map((part) => part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join(star)).join('.*');
-  return new RegExp(`^${source}$`, 'i');
+/** Whether one pattern (see {@link compilePattern}) matches an operation with the given tool name. */
+export function matches(pattern: string, op: Operation, toolName: string): boolean {
+  return compilePattern(pattern)(op, toolName);
 }
 
 /** The operations that become tools, and why each other one does not. */
 export function selectOperations(model: ApiModel, plan: NamePlan, selection: Selection = {}): { selected: Operation[]; skipped: Skipped[] } {
   const tags = new Set((selection.tags ?? []).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
-  const include = (selection.include ?? []).filter((p) => p.trim() !== '');
-  const exclude = (selection.exclude ?? []).filter((p) => p.trim() !== '');
+  const patterns = (list: readonly string[] | undefined): { pattern: string; test: Matcher }[] =>
+    (list ?? []).filter((p) => p.trim() !== '').map((pattern) => ({ pattern, test: compilePattern(pattern) }));
+  const include = patterns(selection.include);
+  const exclude = patterns(selection.exclude);
   const selected: Operation[] = [];
   const skipped: Skipped[] = [];
   for (const op of model.operations) {
     const toolName = plan.operations.get(op.id)?.toolName ?? '';
+    const excludedBy = exclude.find((p) => p.test(op, toolName));
     const reason = op.mcp?.exclude ? 'excluded by x-mcp in the spec'
       : tags.size > 0 && !op.tags.some((t) => tags.has(t.toLowerCase())) ? `no tag among --tags (${op.tags.join(', ') || 'untagged'})`
       : selection.readOnly && op.method !== 'get' && op.method !== 'head' ? '--read-only keeps only GET and HEAD'
-      : include.length > 0 && !include.some((p) => matches(p, op, toolName)) ? 'matches no --include pattern'
-      : exclude.find((p) => matches(p, op, toolName)) !== undefined ? `matches --exclude ${JSON.stringify(exclude.find((p) => matches(p, op, toolName)))}`
+      : include.length > 0 && !include.some((p) => p.test(op, toolName)) ? 'matches no --include pattern'
+      : excludedBy !== undefined ? `matches --exclude ${JSON.stringify(excludedBy.pattern)}`
       : undefined;
     if (reason) skipped.push({ operation: op, reason });
     else selected.push(op);

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepare, planNames, selectOperations, matches, runCli, generateTools, type PreparedApi } from '../src/index.js';
 import { reportSelection, formatReport } from '../src/report.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
 
 const api = await prepare(EXAMPLE_SPEC);
 const plan = planNames(api.model);
@@ -27,6 +27,10 @@ test('--include and --exclude: operationId or tool-name globs, METHOD /path glob
   const op = api.model.operations[0]!;
   assert.ok(matches('LISTPETS', op, 'list_pets'));
   assert.ok(!matches('GET /pet', op, 'list_pets'));
+  // picomatch's globs: `**` also matches the folder itself, braces give alternatives, `{petId}` alone is literal.
+  assert.deepEqual(names({ include: ['GET /owners/**'] }), ['list_owners', 'list_owner_pets']);
+  assert.deepEqual(names({ include: ['{create,delete}_pet'] }), ['create_pet', 'delete_pet']);
+  assert.deepEqual(names({ include: ['GET /pets/{petId}'] }), ['get_pet']);
 });
 
 test('--read-only keeps GET and HEAD; filters combine; skipped operations say why', () => {
@@ -42,7 +46,7 @@ test('--read-only keeps GET and HEAD; filters combine; skipped operations say wh
 });
 
 async function specWith(paths: Record<string, unknown>): Promise<PreparedApi> {
-  const dir = await mkdtemp(join(tmpdir(), 'omd-select-'));
+  const dir = scratchDir('select');
   const file = join(dir, 'spec.json');
   await writeFile(file, JSON.stringify({ openapi: '3.0.3', info: { title: 'X', version: '1' }, paths }));
   return prepare(file);
@@ -81,7 +85,7 @@ test('report: tools, skipped operations, size per tag, warnings past the clients
 });
 
 test('--dry-run and report write nothing', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'omd-dry-'));
+  const dir = scratchDir('dry');
   let out = '';
   const io = { out: (t: string) => void (out += t), err: () => {} };
   assert.equal(await runCli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'P', '--output-dir', join(dir, 'p'), '--dry-run', '--read-only'], io), 0);

@@ -15,10 +15,10 @@ function parseJson(text: string, display: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    const { offset, expected } = locateJsonError(text);
+    const { offset, problem } = locateJsonError(text);
     const { line, column } = lineAndColumn(text, offset);
     const found = offset < text.length ? `found ${JSON.stringify(text.slice(offset, offset + 12))}` : 'found the end of the file';
-    throw new GeneratorError('spec', `invalid JSON: expected ${expected}, ${found}`, `${display}:${line}:${column}`);
+    throw new GeneratorError('spec', `invalid JSON: ${problem}, ${found}`, `${display}:${line}:${column}`);
   }
 }
 
