@@ -26,7 +26,8 @@ if (!build.ok) {
 say(`Build succeeded with ${build.warnings} warnings.`);
 
 const api = await startPetstoreApi();
-say(`\nPetstore API listening on ${api.url}`);
+say(`\nPetstore API listening on ${api.url} (a free port, not the spec's 127.0.0.1:5080)`);
+say(`The MCP client starts the server with PETSTORE_BASE_URL=${api.url}`);
 const { entry } = await readMcpEntry(directory);
 const client = await connect(entry, { PETSTORE_BASE_URL: api.url });
 try {
