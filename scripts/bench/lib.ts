@@ -38,6 +38,9 @@ export function percentile(values: readonly number[], p: number): number {
   return s[rank - 1] ?? Number.NaN;
 }
 
+/** The list started at index `by` (wrapping): the order of round `by` when rounds rotate. */
+export const rotate = <T>(list: readonly T[], by: number): T[] => list.map((_, i) => list[(i + by) % list.length] as T);
+
 // ---------------------------------------------------------------------------------------------
 // Formatting
 

@@ -1,7 +1,7 @@
 /**
  * The baseline of the generation benchmark: a process that only reads and parses the spec
  * (`JSON.parse(fs.readFileSync(spec))`, or the `yaml` package's `parse` for YAML), then exits.
- * Usage: node dist/scripts/bench-parse.js SPEC
+ * Usage: node dist/scripts/bench/parse.js SPEC
  */
 import { readFileSync } from 'node:fs';
 
