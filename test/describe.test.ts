@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_TOOL_DESCRIPTION, toolDescription, trimDescription, valueDescription } from '../src/emit/describe.js';
-import type { Operation } from '../src/model/types.js';
+import type { Operation, TypeRef } from '../src/model/types.js';
 
 const op = (extra: Partial<Operation>): Operation => ({ id: '/paths/~1x/get', method: 'get', path: '/x', tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra });
 
@@ -25,11 +25,14 @@ test(`descriptions are cut to ${MAX_TOOL_DESCRIPTION} characters without splitti
   assert.equal(trimDescription('short', 20), 'short');
 });
 
-test('parameter and property descriptions list allowed values and the default', () => {
-  assert.equal(valueDescription({ description: 'Sort order', enumValues: ['+name', '-name', ''], defaultValue: '+name' }), 'Sort order. Allowed values: +name, -name, "". Default: +name.');
-  assert.equal(valueDescription({ enumValues: [1, 2, 3] }), 'Allowed values: 1, 2, 3.');
-  assert.equal(valueDescription({}, 'Query parameter q'), 'Query parameter q.');
-  assert.equal(valueDescription({}), undefined);
-  const many = valueDescription({ enumValues: Array.from({ length: 60 }, (_, i) => `v${i}`) }) ?? '';
-  assert.match(many, /v49, … \(60 in all\)\.$/);
+const withEnum = (values: unknown[]): TypeRef => ({ kind: 'primitive', type: 'string', nullable: false, constraints: { enum: values } });
+
+test('parameter and property descriptions list allowed values (unless the schema does) and the default', () => {
+  assert.equal(valueDescription({ description: 'Sort order', defaultValue: '+name' }, withEnum(['+name', '-name', ''])), 'Sort order. Allowed values: +name, -name, "". Default: +name.');
+  assert.equal(valueDescription({}, withEnum([1, 2, 3])), 'Allowed values: 1, 2, 3.');
+  assert.equal(valueDescription({ description: 'Sort order' }, withEnum(['a', 'b']), undefined, true), 'Sort order.', 'the input schema lists them as enum');
+  assert.equal(valueDescription({}, undefined, 'Query parameter q'), 'Query parameter q.');
+  assert.equal(valueDescription({}, undefined), undefined);
+  const many = valueDescription({}, withEnum(Array.from({ length: 160 }, (_, i) => `v${i}`)), undefined, true) ?? '';
+  assert.match(many, /v49, … \(160 in all\)\.$/, 'too many values for the schema: the description lists the first 50');
 });

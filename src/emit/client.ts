@@ -3,12 +3,10 @@ import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePl
 import { banner } from './banner.js';
 import { template } from './templates.js';
 import { valueDescription } from './describe.js';
-import { constraintAttributes, enumInSchema } from './constraints.js';
 import { methodParameters } from './signature.js';
 import { csharpType } from './types.js';
 import { CSharpWriter, docLines, stringLiteral } from './writer.js';
 import { LONE_SURROGATE, bareName } from '../names/identifiers.js';
-import { requestTypes } from '../model/reach.js';
 import type { GeneratedFile } from './file.js';
 
 
@@ -26,26 +24,16 @@ export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): 
 function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
   const w = new CSharpWriter();
   w.line(banner(source).trimEnd()).line('#nullable enable').line();
-  for (const using of ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.ComponentModel.DataAnnotations', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
+  for (const using of ['System', 'System.Collections.Generic', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
   w.line().line(`namespace ${namespace};`);
-  // [Description], [AllowedValues] and [Range] are what the MCP SDK puts into a tool's input schema:
-  // types only ever read from responses have no use for them (their summary says it all).
-  const inputs = requestTypes(model);
   for (const type of model.types.values()) {
     const names = plan.types.get(type.id);
     if (!names) continue;
-    const input = inputs.has(type.id);
     w.line().doc('summary', type.description);
     w.open(`public sealed partial record ${names.name}`);
     type.properties.forEach((property, index) => {
       if (index > 0) w.line();
-      const description = valueDescription(property.facts);
-      w.doc('summary', description);
-      if (input) {
-        const schemaDescription = enumInSchema(property.type, property.facts) ? valueDescription(property.facts, undefined, true) : description;
-        if (schemaDescription) w.line(`[Description(${stringLiteral(schemaDescription)})]`);
-        for (const attribute of constraintAttributes(property.type, property.facts)) w.line(`[${attribute}]`);
-      }
+      w.doc('summary', valueDescription(property.facts, property.type));
       w.line(`[JsonPropertyName(${stringLiteral(property.jsonName)})]`);
       const required = property.required ? 'required ' : '';
       w.line(`public ${required}${csharpType(property.type, plan, !property.required)} ${names.properties[index]} { get; init; }`);

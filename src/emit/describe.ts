@@ -1,17 +1,29 @@
-import type { Operation, SchemaFacts } from '../model/types.js';
+import type { Operation, SchemaFacts, TypeRef } from '../model/types.js';
 
 /** Longest tool description; longer ones are cut at a word boundary outside code spans. */
 export const MAX_TOOL_DESCRIPTION = 1024;
 const MAX_ENUM_VALUES = 50;
+/** Enums longer than this stay in the description only (they would swell every tools/list). */
+export const MAX_SCHEMA_ENUM = 100;
 
-/** A parameter or property description: the spec's text, allowed values (unless the schema has them as `enum`), default. */
-export function valueDescription(facts: SchemaFacts, fallback?: string, enumInSchema = false): string | undefined {
+/** Whether a tool's input schema lists the type's allowed values as `enum` (short enough to). */
+export function enumPublished(type: TypeRef): boolean {
+  const values = type.constraints?.enum;
+  return values !== undefined && values.length <= MAX_SCHEMA_ENUM;
+}
+
+/**
+ * A parameter or property description: the spec's text, the allowed values and the default. `forSchema`:
+ * the text a tool's input schema carries, which leaves out the allowed values the schema lists as `enum`.
+ */
+export function valueDescription(facts: SchemaFacts, type: TypeRef | undefined, fallback?: string, forSchema = false): string | undefined {
   const parts: string[] = [];
   const text = (facts.description ?? fallback)?.trim();
   if (text) parts.push(/[.!?:]$/.test(text) ? text : text + '.');
-  if (facts.enumValues && facts.enumValues.length > 0 && !enumInSchema) {
-    const shown = facts.enumValues.slice(0, MAX_ENUM_VALUES).map(showValue);
-    const more = facts.enumValues.length > MAX_ENUM_VALUES ? `, … (${facts.enumValues.length} in all)` : '';
+  const values = type?.constraints?.enum;
+  if (values && values.length > 0 && !(forSchema && type && enumPublished(type))) {
+    const shown = values.slice(0, MAX_ENUM_VALUES).map(showValue);
+    const more = values.length > MAX_ENUM_VALUES ? `, … (${values.length} in all)` : '';
     parts.push(`Allowed values: ${shown.join(', ')}${more}.`);
   }
   if (facts.defaultValue !== undefined) parts.push(`Default: ${showValue(facts.defaultValue)}.`);

@@ -35,6 +35,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
     template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`),
+    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, `the server ${options.serverName}`),
   ];
 }
 
@@ -119,21 +120,12 @@ function emitProgram(options: HostOptions): string {
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
   w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly)`);
-  w.line('    // Arguments the SDK cannot bind get an Error: that says which and why, not a generic message.');
-  w.line('    .WithRequestFilters(filters => filters.AddCallToolFilter(next => async (context, cancellationToken) =>');
-  w.line('    {');
-  w.line('        try');
-  w.line('        {');
-  w.line('            return await next(context, cancellationToken);');
-  w.line('        }');
-  w.line('        catch (Exception exception) when (exception is not OperationCanceledException && context.MatchedPrimitive is McpServerTool tool)');
-  w.line('        {');
-  w.line('            var message = Tools.McpArgumentErrors.Describe(tool.ProtocolTool.Name, tool.ProtocolTool.InputSchema, context.Params?.Arguments);');
-  w.line('            return new CallToolResult { IsError = true, Content = [new TextContentBlock { Text = message }] };');
-  w.line('        }');
-  w.line('    }));');
+  w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
+  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));`);
   w.line();
   w.line('var app = builder.Build();');
+  w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
+  w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
   w.open('if (baseAddress is null)');
   w.line('app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("Startup")');
   w.line(`    .LogError("No valid base URL for the API: set ${env.baseUrl} (now {BaseUrl}).", baseUrl);`);

@@ -3,7 +3,6 @@ import { BODY_PARAMETER } from '../names/plan.js';
 import type { Operation, Parameter, RequestBody } from '../model/types.js';
 import { csharpType } from './types.js';
 import { valueDescription } from './describe.js';
-import { constraintAttributes, enumInSchema } from './constraints.js';
 
 /** One C# parameter of a generated client or tool method. */
 export interface MethodParameter {
@@ -13,10 +12,8 @@ export interface MethodParameter {
   readonly optional: boolean;
   /** The whole description, for XML docs. */
   readonly description: string;
-  /** The description a tool publishes: without the allowed values that `attributes` put into the schema. */
+  /** The description a tool publishes: without the allowed values its input schema lists as `enum`. */
   readonly schemaDescription: string;
-  /** DataAnnotations the SDK turns into schema keywords (`AllowedValues(...)`, `Range(...)`). */
-  readonly attributes: readonly string[];
   readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody };
 }
 
@@ -42,14 +39,12 @@ const PLANNED = new WeakMap<OperationNames, readonly MethodParameter[]>();
 function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
   const list: MethodParameter[] = op.parameters.map((parameter, index) => {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
-    const description = valueDescription(parameter.facts, fallback) ?? '';
     return {
       name: names.parameters[index] ?? `p${index}`,
       type: csharpType(parameter.type, plan, !parameter.required),
       optional: !parameter.required,
-      description,
-      schemaDescription: enumInSchema(parameter.type, parameter.facts) ? valueDescription(parameter.facts, fallback, true) ?? '' : description,
-      attributes: constraintAttributes(parameter.type, parameter.facts),
+      description: valueDescription(parameter.facts, parameter.type, fallback) ?? '',
+      schemaDescription: valueDescription(parameter.facts, parameter.type, fallback, true) ?? '',
       source: { kind: 'parameter', parameter },
     };
   });
@@ -62,7 +57,6 @@ function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): Met
       optional: !body.required,
       description: bodyDescription,
       schemaDescription: bodyDescription,
-      attributes: [],
       source: { kind: 'body', body },
     });
   }

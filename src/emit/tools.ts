@@ -3,7 +3,11 @@ import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePl
 import { banner } from './banner.js';
 import { toolDescription } from './describe.js';
 import { methodParameters } from './signature.js';
-import { CSharpWriter, stringLiteral } from './writer.js';
+import { CSharpWriter, rawStringLiteral, stringLiteral } from './writer.js';
+import { inputSchema } from './input-schema.js';
+
+/** JSON text for C# source: compact, with the line separators JSON allows raw escaped (C# ends a line at them). */
+const jsonText = (value: unknown): string => JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
@@ -27,7 +31,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable');
   if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
   w.line();
-  const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.ComponentModel.DataAnnotations', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
+  const usings = ['System', 'System.Collections.Generic', 'System.ComponentModel', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks', 'ModelContextProtocol.Server'];
   for (const using of usings) w.line(`using ${using};`);
   w.line().line(`namespace ${namespace};`).line();
   if (clientNamespace !== namespace) {
@@ -39,24 +43,31 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.open(`public static partial class ${FIXED_NAMES.tools}`);
   operations.forEach((op, index) => {
     if (index > 0) w.line();
-    emitTool(w, op, plan);
+    emitTool(w, model, op, plan);
   });
   if (operations.length > 0) w.line();
   emitRunAsync(w);
+  w.line();
+  w.doc('summary', 'The JSON Schema of a tool\'s arguments, as the host publishes it and checks calls against it: the spec\'s constraints, which the C# parameter types cannot carry.');
+  w.line('[AttributeUsage(AttributeTargets.Method)]');
+  w.open('public sealed class InputSchemaAttribute(string json) : Attribute');
+  w.line('public string Json { get; } = json;');
+  w.close();
   w.close();
   return w.toString();
 }
 
-function emitTool(w: CSharpWriter, op: Operation, plan: NamePlan): void {
+function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePlan): void {
   const names = plan.operations.get(op.id);
   if (!names) return;
   const parameters = methodParameters(op, names, plan);
   const anyOptional = parameters.some((p) => p.optional);
   w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op.method)})]`);
   w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
+  w.line(`[InputSchema(${rawStringLiteral(jsonText(inputSchema(model, plan, op)))})]`);
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
-    ...parameters.map((p) => `[${[`Description(${stringLiteral(p.schemaDescription)})`, ...p.attributes].join(', ')}] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
+    ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
     `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,
     `CancellationToken ${CANCELLATION_PARAMETER} = default`,
   ];

@@ -93,6 +93,18 @@ function escapeInLiteral(char: string): string {
   return SIMPLE_ESCAPES[char] ?? '\\u' + char.charCodeAt(0).toString(16).padStart(4, '0');
 }
 
+/**
+ * A C# raw string literal (`"""…"""`, longer delimiters when the text has runs of quotes), for one line of
+ * text such as JSON: readable where a regular literal would escape every quote. Text a raw literal cannot
+ * hold on one line (line breaks, a quote at either end, lone surrogates) gets a regular literal.
+ */
+export function rawStringLiteral(text: string): string {
+  if (text === '' || text.startsWith('"') || text.endsWith('"') || LINE_BREAKS.test(text) || text.search(LONE_SURROGATE) >= 0 || /[\u0000-\u001f\u007f-\u009f]/.test(text)) return stringLiteral(text);
+  const longest = Math.max(0, ...(text.match(/"+/g) ?? []).map((run) => run.length));
+  const quotes = '"'.repeat(Math.max(3, longest + 1));
+  return `${quotes}${text}${quotes}`;
+}
+
 /** One line of a `//` comment: line breaks become spaces. */
 export function commentText(text: string): string {
   return stripInvalid(text).split(LINE_BREAKS).join(' ');

@@ -1,6 +1,7 @@
 import { decodePointerToken, pointerToken } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
+import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from './constraints.js';
 
 type Schema = Record<string, unknown>;
 
@@ -10,6 +11,7 @@ const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
 /**
  * Turns schemas into type references. Object schemas become {@link ObjectType}s keyed by their
  * JSON pointer, so a component reached through any number of `$ref`s is one type, named after it.
+ * Every type carries the validation keywords its schema states, also through `$ref` and `allOf` wrappers.
  */
 export class SchemaTypes {
   readonly types = new Map<string, ObjectType>();
@@ -30,7 +32,7 @@ export class SchemaTypes {
     return this.resolved(node, at, origin);
   }
 
-  /** Description, enum values, default and format of a schema; `$ref` siblings win over the target. */
+  /** Description and default of a schema; `$ref` siblings and `allOf` annotations win over the target. */
   facts(node: unknown, at: string): SchemaFacts {
     if (!isObject(node)) return NO_FACTS;
     return factsOf(node, isRef(node) ? this.refs.follow(node, at).value : node);
@@ -41,11 +43,8 @@ export class SchemaTypes {
     const isNull = isNullable(node);
     const allOf = node.allOf;
     if (Array.isArray(allOf) && allOf.length > 0) {
-      if (allOf.length === 1 && !hasOwnProperties(node)) {
-        const inner = this.typeOf(allOf[0], `${at}/allOf/0`, origin);
-        return isNull ? nullable(inner) : inner;
-      }
-      return this.declareObject(node, at, origin, isNull);
+      const composed = this.composed(node, allOf, at, origin, isNull);
+      if (composed) return composed;
     }
     const union = (Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined) as unknown[] | undefined;
     if (union && !hasOwnProperties(node)) {
@@ -54,30 +53,60 @@ export class SchemaTypes {
       const unionNullable = isNull || variants.length < union.length;
       const only = variants[0];
       if (variants.length === 1 && only) {
-        const inner = this.typeOf(only.variant, `${at}/${key}/${only.index}`, origin);
+        const inner = withConstraints(this.typeOf(only.variant, `${at}/${key}/${only.index}`, origin), constraintsOf(node));
         return unionNullable ? nullable(inner) : inner;
       }
-      return ANY;
+      const types = variants.map(({ variant, index }) => this.typeOf(variant, `${at}/${key}/${index}`, { kind: 'variant', of: origin, index }));
+      return withConstraints({ kind: 'any', nullable: true, ...(types.length > 0 && { union: { kind: key, variants: types } }) }, constraintsOf(node));
     }
 
     const declared = declaredType(node);
     const type = declared === '' ? inferType(node) : declared;
     switch (type) {
       case 'object':
-        if (!hasOwnProperties(node)) return this.mapOf(node, at, origin, isNull);
+        if (!hasOwnProperties(node)) return withConstraints(this.mapOf(node, at, origin, isNull), constraintsOf(node));
         return this.declareObject(node, at, origin, isNull);
       case 'array': {
         const items = node.items;
         const itemOrigin: TypeOrigin = origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin;
         const itemType = items === undefined || Array.isArray(items) ? ANY : this.typeOf(items, `${at}/items`, itemOrigin);
-        return { kind: 'array', items: itemType, nullable: isNull };
+        return withConstraints({ kind: 'array', items: itemType, nullable: isNull }, constraintsOf(node));
       }
-      case 'string': return primitive(stringType(text(node.format)), isNull);
-      case 'integer': return primitive(node.format === 'int32' ? 'int' : 'long', isNull);
-      case 'number': return primitive(numberType(text(node.format)), isNull);
-      case 'boolean': return primitive('bool', isNull);
-      default: return ANY;
+      case 'string': return withConstraints(primitive(stringType(text(node.format)), isNull), constraintsOf(node));
+      case 'integer': return withConstraints(primitive(node.format === 'int32' ? 'int' : 'long', isNull), constraintsOf(node));
+      case 'number': return withConstraints(primitive(numberType(text(node.format)), isNull), constraintsOf(node));
+      case 'boolean': return withConstraints(primitive('bool', isNull), constraintsOf(node));
+      default: return withConstraints(ANY, constraintsOf(node));
     }
+  }
+
+  /**
+   * `allOf`. Parts that only describe or constrain (`{ description }`, `{ maxLength: 10 }`) add their
+   * constraints to the one part that gives the type: `allOf: [{ $ref: String }, { description }]` is a
+   * string. Parts that are all primitives are the first of them. Otherwise the parts are merged into one
+   * object type. Undefined when no part gives a type (the node is then read as if it had no `allOf`).
+   */
+  private composed(node: Schema, allOf: unknown[], at: string, origin: TypeOrigin, isNull: boolean): TypeRef | undefined {
+    const typed = allOf.map((part, index) => ({ part, index })).filter(({ part }) => !isUntypedPart(part));
+    if (typed.length === 0 && !hasOwnProperties(node)) return undefined;
+    const objectLike = hasOwnProperties(node) || typed.some(({ part, index }) => this.isObjectLike(part, `${at}/allOf/${index}`, 0));
+    const first = typed[0];
+    if (objectLike || !first) return this.declareObject(node, at, origin, isNull);
+    let extra = constraintsOf(node);
+    for (const part of allOf) if (isUntypedPart(part)) extra = mergeConstraints(constraintsOf(part as Schema), extra);
+    for (const { part, index } of typed.slice(1)) extra = mergeConstraints(this.typeOf(part, `${at}/allOf/${index}`, origin).constraints, extra);
+    const inner = withConstraints(this.typeOf(first.part, `${at}/allOf/${first.index}`, origin), extra);
+    return isNull || allOf.some((part) => isObject(part) && part.nullable === true) ? nullable(inner) : inner;
+  }
+
+  /** Whether a schema describes an object (through `$ref`s and `allOf` parts, a few levels deep). */
+  private isObjectLike(node: unknown, at: string, depth: number): boolean {
+    const { value, pointer: valueAt } = this.refs.follow(node, at);
+    if (!isObject(value) || depth > 8) return false;
+    const declared = declaredType(value);
+    if (declared === 'object' || isObject(value.properties) || isObject(value.additionalProperties)) return true;
+    if (declared !== '' || !Array.isArray(value.allOf)) return false;
+    return value.allOf.some((part, index) => !isUntypedPart(part) && this.isObjectLike(part, `${valueAt}/allOf/${index}`, depth + 1));
   }
 
   private mapOf(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
@@ -89,6 +118,7 @@ export class SchemaTypes {
   }
 
   private declareObject(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
+    const constraints = constraintsOf(node);
     if (!this.types.has(at)) {
       const properties: SchemaProperty[] = [];
       const description = text(node.description) ?? text(node.title);
@@ -96,7 +126,7 @@ export class SchemaTypes {
       if (Array.isArray(node.allOf)) this.collectComposed(node, at, properties);
       else this.addProperties(node, at, at, properties, Array.isArray(node.required) ? node.required : NOTHING_REQUIRED);
     }
-    return { kind: 'object', id: at, nullable: isNull };
+    return { kind: 'object', id: at, nullable: isNull, ...(constraints && { constraints }) };
   }
 
   /** `allOf`: the properties of every part and of the node itself; `required` in any of them counts. */
@@ -177,27 +207,33 @@ class SchemaProperty implements Property {
   }
 }
 
-/** Facts of `own`, whose `$ref` (if any) leads to `target`. */
+/**
+ * Facts of `own`, whose `$ref` (if any) leads to `target`: the first description (or title) and default
+ * found on `own`, on `target`, or on the parts of `target`'s `allOf` that only annotate.
+ */
 function factsOf(own: Schema, target: unknown): SchemaFacts {
   const resolved = isObject(target) ? target : {};
-  const description = text(own.description) ?? text(resolved.description) ?? text(own.title) ?? text(resolved.title);
-  const enumValues = Array.isArray(resolved.enum) ? resolved.enum : undefined;
-  const defaultValue = own.default ?? resolved.default;
-  const format = text(resolved.format);
-  const minimum = typeof resolved.minimum === 'number' ? resolved.minimum : undefined;
-  const maximum = typeof resolved.maximum === 'number' ? resolved.maximum : undefined;
-  if (description === undefined && enumValues === undefined && defaultValue === undefined && format === undefined && minimum === undefined && maximum === undefined) return NO_FACTS;
+  const parts = Array.isArray(resolved.allOf) ? resolved.allOf.filter((part): part is Schema => isUntypedPart(part)) : NO_PARTS;
+  const first = (read: (node: Schema) => unknown): unknown => {
+    const found = read(own) ?? read(resolved);
+    if (found !== undefined) return found;
+    for (const part of parts) {
+      const value = read(part);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+  const description = (first((n) => text(n.description)) ?? first((n) => text(n.title))) as string | undefined;
+  const defaultValue = first((n) => n.default ?? undefined);
+  if (description === undefined && defaultValue === undefined) return NO_FACTS;
   // Built field by field: this runs once per property of every schema, and spreads allocate.
   const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
   if (description !== undefined) facts.description = description;
-  if (enumValues !== undefined) facts.enumValues = enumValues;
   if (defaultValue !== undefined) facts.defaultValue = defaultValue;
-  if (format !== undefined) facts.format = format;
-  if (minimum !== undefined) facts.minimum = minimum;
-  if (maximum !== undefined) facts.maximum = maximum;
   return facts;
 }
 
+const NO_PARTS: readonly Schema[] = Object.freeze([]);
 
 export function isObject(value: unknown): value is Schema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -250,7 +286,7 @@ function isNullSchema(node: unknown): boolean {
 }
 
 function hasOwnProperties(node: Schema): boolean {
-  return isObject(node.properties) && Object.keys(node.properties).length > 0 || Array.isArray(node.allOf) && node.allOf.length > 1;
+  return isObject(node.properties) && Object.keys(node.properties).length > 0;
 }
 
 function inferType(node: Schema): string | undefined {

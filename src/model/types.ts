@@ -7,24 +7,51 @@ export type Primitive =
   | 'string' | 'int' | 'long' | 'double' | 'float' | 'decimal' | 'bool'
   | 'dateTime' | 'date' | 'uuid' | 'bytes';
 
-/** A reference to a type: every schema becomes one of these. */
-export type TypeRef =
-  | { readonly kind: 'primitive'; readonly type: Primitive; readonly nullable: boolean }
-  /** An object type declared as a record; `id` keys {@link ApiModel.types}. */
-  | { readonly kind: 'object'; readonly id: string; readonly nullable: boolean }
-  | { readonly kind: 'array'; readonly items: TypeRef; readonly nullable: boolean }
-  | { readonly kind: 'map'; readonly values: TypeRef; readonly nullable: boolean }
-  /** Anything JSON: `oneOf`/`anyOf` unions, untyped schemas. */
-  | { readonly kind: 'any'; readonly nullable: boolean };
-
-/** What a schema says beyond its type: shown to the AI in descriptions. */
-export interface SchemaFacts {
-  readonly description?: string;
-  readonly enumValues?: readonly unknown[];
-  readonly defaultValue?: unknown;
+/**
+ * What a schema requires of a value beyond its type: the JSON Schema validation keywords, read from the
+ * schema wherever they stand (behind `$ref`s and `allOf` wrappers). Tool input schemas publish them and
+ * the generated server checks arguments against them before a request is sent.
+ */
+export interface Constraints {
+  /** Allowed values (`enum`, or `const` as one value); `null` is left to `nullable`. */
+  readonly enum?: readonly unknown[];
   readonly format?: string;
+  readonly pattern?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
   readonly minimum?: number;
   readonly maximum?: number;
+  /** As in JSON Schema 2020-12 (a number); OpenAPI 3.0's boolean form is converted. */
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly multipleOf?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+  readonly minProperties?: number;
+  readonly maxProperties?: number;
+}
+
+/** A reference to a type: every schema becomes one of these, with the constraints it states. */
+export type TypeRef =
+  | { readonly kind: 'primitive'; readonly type: Primitive; readonly nullable: boolean; readonly constraints?: Constraints }
+  /** An object type declared as a record; `id` keys {@link ApiModel.types}. */
+  | { readonly kind: 'object'; readonly id: string; readonly nullable: boolean; readonly constraints?: Constraints }
+  | { readonly kind: 'array'; readonly items: TypeRef; readonly nullable: boolean; readonly constraints?: Constraints }
+  | { readonly kind: 'map'; readonly values: TypeRef; readonly nullable: boolean; readonly constraints?: Constraints }
+  /** Anything JSON: untyped schemas, and `oneOf`/`anyOf` unions (with their variants). */
+  | { readonly kind: 'any'; readonly nullable: boolean; readonly constraints?: Constraints; readonly union?: Union };
+
+/** The alternatives of a `oneOf` (exactly one must fit) or `anyOf` (at least one). */
+export interface Union {
+  readonly kind: 'oneOf' | 'anyOf';
+  readonly variants: readonly TypeRef[];
+}
+
+/** What a schema says about a value for people: shown to the AI in descriptions. */
+export interface SchemaFacts {
+  readonly description?: string;
+  readonly defaultValue?: unknown;
 }
 
 /** Where an object type came from; the naming plan names it from this. */
@@ -34,7 +61,9 @@ export type TypeOrigin =
   | { readonly kind: 'items'; readonly parent: string; readonly property: string }
   | { readonly kind: 'requestBody'; readonly operation: string }
   | { readonly kind: 'response'; readonly operation: string }
-  | { readonly kind: 'parameter'; readonly operation: string; readonly parameter: string };
+  | { readonly kind: 'parameter'; readonly operation: string; readonly parameter: string }
+  /** An alternative of a `oneOf`/`anyOf` union at `of`. */
+  | { readonly kind: 'variant'; readonly of: TypeOrigin; readonly index: number };
 
 export interface ObjectType {
   /** JSON pointer of the schema in the document; unique. */

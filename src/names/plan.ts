@@ -1,4 +1,4 @@
-import type { ApiModel, ObjectType, Operation } from '../model/types.js';
+import type { ApiModel, ObjectType, Operation, TypeOrigin } from '../model/types.js';
 import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
 import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, singular, toolNameParts, truncateName, tokenize } from './tool-names.js';
 
@@ -166,8 +166,7 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
   const reserved = new Set([...RESERVED_TYPE_NAMES, ...RESERVED_MEMBER_NAMES, ...namespaceSegments]);
   const taken = new Set(reserved);
   const names = new Map<string, string>();
-  const nameOf = (type: ObjectType): string => {
-    const origin = type.origin;
+  const nameOf = (origin: TypeOrigin): string => {
     const pascal = (text: string): string => nameFrom(text, 'pascal', 'Model');
     switch (origin.kind) {
       case 'component': return pascal(origin.name);
@@ -176,10 +175,11 @@ function planTypes(model: ApiModel, operations: ReadonlyMap<string, OperationNam
       case 'requestBody': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Request';
       case 'response': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + 'Response';
       case 'parameter': return (operations.get(origin.operation)?.toolMethod ?? 'Operation') + pascal(origin.parameter);
+      case 'variant': return `${nameOf(origin.of)}Option${origin.index + 1}`;
     }
   };
   const assign = (type: ObjectType): void => {
-    let wanted = nameOf(type);
+    let wanted = nameOf(type.origin);
     if (reserved.has(wanted)) wanted += 'Model';
     names.set(type.id, unique(wanted, taken));
   };

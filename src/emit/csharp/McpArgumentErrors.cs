@@ -1,51 +1,78 @@
 #nullable enable
 
+using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 
 namespace __NAMESPACE__;
 
 /// <summary>
-/// Says why a tool's arguments could not be bound (missing required values, wrong JSON types), so that the
-/// assistant gets an <c>Error: …</c> it can act on instead of the SDK's generic message.
+/// Checks a tool's arguments against the input schema the tool publishes, before anything is sent, and says
+/// which arguments do not fit and why, so that the assistant gets an <c>Error: …</c> it can act on instead
+/// of an API's opaque 4xx. The schema is the one the generator wrote from the spec: types, enum, pattern,
+/// lengths, formats, ranges, multipleOf, item and property counts, required properties and unions.
 /// </summary>
 internal static class McpArgumentErrors
 {
-    public static string Describe(string toolName, JsonElement inputSchema, IEnumerable<KeyValuePair<string, JsonElement>>? arguments)
+    private const int MaxProblems = 10;
+    private static readonly ConcurrentDictionary<string, Regex?> Patterns = new();
+
+    /// <summary>The message for arguments that do not fit, or null when they all do.</summary>
+    public static string? Check(string toolName, JsonElement schema, IEnumerable<KeyValuePair<string, JsonElement>>? arguments)
     {
         var problems = new List<string>();
         var given = arguments?.ToDictionary(a => a.Key, a => a.Value) ?? new Dictionary<string, JsonElement>();
-        Check(inputSchema, given, string.Empty, problems);
-        return problems.Count > 0
-            ? $"Error: invalid arguments for {toolName}: {string.Join("; ", problems.Take(10))}"
-            : $"Error: the arguments for {toolName} do not match its input schema";
+        // At the top level a null argument is one left out: optional ones may be null.
+        CheckObject(schema, given.Where(a => a.Value.ValueKind != JsonValueKind.Null).ToDictionary(a => a.Key, a => a.Value), string.Empty, problems);
+        return problems.Count == 0 ? null : Message(toolName, problems);
     }
 
-    private static void Check(JsonElement schema, IReadOnlyDictionary<string, JsonElement> values, string prefix, List<string> problems)
+    /// <summary>The message for arguments the server could not bind to the tool's parameters.</summary>
+    public static string Describe(string toolName, JsonElement schema, IEnumerable<KeyValuePair<string, JsonElement>>? arguments, Exception exception)
+        => Check(toolName, schema, arguments) ?? Message(toolName, [FirstLine(exception.Message)]);
+
+    private static string Message(string toolName, List<string> problems)
+        => $"Error: invalid arguments for {toolName}: {string.Join("; ", problems.Take(MaxProblems))}";
+
+    private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();
+
+    private static void CheckObject(JsonElement schema, IReadOnlyDictionary<string, JsonElement> values, string prefix, List<string> problems)
     {
         if (schema.TryGetProperty("required", out var required) && required.ValueKind == JsonValueKind.Array)
         {
             foreach (var name in required.EnumerateArray().Select(r => r.GetString()).OfType<string>())
             {
-                if (!values.TryGetValue(name, out var value) || value.ValueKind is JsonValueKind.Null or JsonValueKind.Undefined)
+                if (!values.ContainsKey(name))
                 {
                     problems.Add($"'{prefix}{name}' is required");
                 }
             }
         }
-        if (!schema.TryGetProperty("properties", out var properties) || properties.ValueKind != JsonValueKind.Object)
-        {
-            return;
-        }
+        var properties = schema.TryGetProperty("properties", out var declared) && declared.ValueKind == JsonValueKind.Object ? declared : default;
+        var additional = schema.TryGetProperty("additionalProperties", out var extra) ? extra : default;
         foreach (var (name, value) in values)
         {
-            if (properties.TryGetProperty(name, out var property))
+            if (properties.ValueKind == JsonValueKind.Object && properties.TryGetProperty(name, out var property))
             {
                 CheckValue(property, value, prefix + name, problems);
             }
+            else if (additional.ValueKind == JsonValueKind.Object)
+            {
+                CheckValue(additional, value, prefix + name, problems);
+            }
+            else if (additional.ValueKind == JsonValueKind.False)
+            {
+                problems.Add($"'{prefix}{name}' is not a known property");
+            }
         }
+        CheckCount(schema, values.Count, "minProperties", "maxProperties", "properties", prefix.TrimEnd('.'), problems);
     }
 
     private static void CheckValue(JsonElement schema, JsonElement value, string path, List<string> problems)
@@ -56,23 +83,218 @@ internal static class McpArgumentErrors
             problems.Add($"'{path}' must be {string.Join(" or ", types.Where(t => t != "null").Select(Article))}");
             return;
         }
-        if (value.ValueKind == JsonValueKind.Object)
+        if (value.ValueKind == JsonValueKind.Null)
         {
-            Check(schema, value.EnumerateObject().ToDictionary(p => p.Name, p => p.Value), path + ".", problems);
+            return;
         }
-        else if (value.ValueKind == JsonValueKind.Array && schema.TryGetProperty("items", out var items))
+        if (schema.TryGetProperty("enum", out var allowed) && allowed.ValueKind == JsonValueKind.Array && !allowed.EnumerateArray().Any(a => SameValue(a, value)))
         {
-            var index = 0;
-            foreach (var item in value.EnumerateArray())
+            problems.Add($"'{path}' must be one of {string.Join(", ", allowed.EnumerateArray().Take(20).Select(a => a.GetRawText()))}{(allowed.GetArrayLength() > 20 ? ", …" : string.Empty)}");
+            return;
+        }
+        foreach (var keyword in new[] { "oneOf", "anyOf" })
+        {
+            if (schema.TryGetProperty(keyword, out var variants) && variants.ValueKind == JsonValueKind.Array)
             {
-                CheckValue(items, item, $"{path}[{index++}]", problems);
+                var fitting = variants.EnumerateArray().Count(variant => Fits(variant, value));
+                if (keyword == "oneOf" ? fitting != 1 : fitting == 0)
+                {
+                    problems.Add(fitting == 0 ? $"'{path}' fits none of the allowed forms" : $"'{path}' fits more than one of the allowed forms");
+                }
             }
         }
-        if (schema.TryGetProperty("enum", out var allowed) && allowed.ValueKind == JsonValueKind.Array && value.ValueKind != JsonValueKind.Null
-            && !allowed.EnumerateArray().Any(a => JsonElement.DeepEquals(a, value)))
+        switch (value.ValueKind)
         {
-            problems.Add($"'{path}' must be one of {string.Join(", ", allowed.EnumerateArray().Select(a => a.GetRawText()))}");
+            case JsonValueKind.String:
+                CheckString(schema, value.GetString() ?? string.Empty, path, problems);
+                break;
+            case JsonValueKind.Number:
+                CheckNumber(schema, value.GetDouble(), value.GetRawText(), path, problems);
+                break;
+            case JsonValueKind.Array:
+                var index = 0;
+                var items = schema.TryGetProperty("items", out var itemSchema) ? itemSchema : default;
+                foreach (var item in value.EnumerateArray())
+                {
+                    if (items.ValueKind == JsonValueKind.Object)
+                    {
+                        CheckValue(items, item, $"{path}[{index}]", problems);
+                    }
+                    index++;
+                }
+                CheckCount(schema, index, "minItems", "maxItems", "items", path, problems);
+                if (schema.TryGetProperty("uniqueItems", out var unique) && unique.ValueKind == JsonValueKind.True)
+                {
+                    var list = value.EnumerateArray().ToList();
+                    if (list.Where((item, i) => list.Skip(i + 1).Any(other => SameValue(item, other))).Any())
+                    {
+                        problems.Add($"'{path}' must not repeat items");
+                    }
+                }
+                break;
+            case JsonValueKind.Object:
+                CheckObject(schema, value.EnumerateObject().ToDictionary(p => p.Name, p => p.Value), path + ".", problems);
+                break;
         }
+    }
+
+    /// <summary>Whether a value fits a schema, without saying why not (for the alternatives of unions).</summary>
+    private static bool Fits(JsonElement schema, JsonElement value)
+    {
+        var problems = new List<string>();
+        CheckValue(schema, value, string.Empty, problems);
+        return problems.Count == 0;
+    }
+
+    private static void CheckString(JsonElement schema, string text, string path, List<string> problems)
+    {
+        // Numbers and booleans may arrive as strings (the server reads them); their own checks apply then.
+        var types = Types(schema);
+        if (types.Count > 0 && !types.Contains("string"))
+        {
+            if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var number))
+            {
+                CheckNumber(schema, number, text, path, problems);
+            }
+            return;
+        }
+        var length = text.EnumerateRunes().Count();
+        if (schema.TryGetProperty("minLength", out var min) && min.TryGetInt32(out var minLength) && length < minLength)
+        {
+            problems.Add(minLength == 1 ? $"'{path}' must not be empty" : $"'{path}' must have at least {minLength} characters");
+        }
+        if (schema.TryGetProperty("maxLength", out var max) && max.TryGetInt32(out var maxLength) && length > maxLength)
+        {
+            problems.Add($"'{path}' must have at most {maxLength} characters");
+        }
+        if (schema.TryGetProperty("pattern", out var pattern) && pattern.GetString() is { } source && Compile(source) is { } regex && !Matches(regex, text))
+        {
+            problems.Add($"'{path}' must match the pattern {source}");
+        }
+        if (schema.TryGetProperty("contentEncoding", out var encoding) && encoding.GetString() == "base64" && !IsBase64(text))
+        {
+            problems.Add($"'{path}' must be base64-encoded");
+        }
+        if (schema.TryGetProperty("format", out var format) && format.GetString() is { } name && !FitsFormat(name, text))
+        {
+            problems.Add($"'{path}' must be {FormatName(name)}");
+        }
+    }
+
+    private static void CheckNumber(JsonElement schema, double number, string raw, string path, List<string> problems)
+    {
+        static double? Read(JsonElement schema, string keyword) => schema.TryGetProperty(keyword, out var bound) && bound.ValueKind == JsonValueKind.Number ? bound.GetDouble() : null;
+        var minimum = Read(schema, "minimum");
+        var maximum = Read(schema, "maximum");
+        var exclusiveMinimum = Read(schema, "exclusiveMinimum");
+        var exclusiveMaximum = Read(schema, "exclusiveMaximum");
+        var tooLow = number < minimum || number <= exclusiveMinimum;
+        var tooHigh = number > maximum || number >= exclusiveMaximum;
+        if (tooLow || tooHigh)
+        {
+            var low = minimum is double a ? $"at least {Show(a)}" : exclusiveMinimum is double b ? $"more than {Show(b)}" : null;
+            var high = maximum is double c ? $"at most {Show(c)}" : exclusiveMaximum is double d ? $"less than {Show(d)}" : null;
+            problems.Add($"'{path}' must be {string.Join(" and ", new[] { low, high }.OfType<string>())} (not {raw})");
+        }
+        if (Read(schema, "multipleOf") is double step && step > 0 && !IsMultiple(number, step))
+        {
+            problems.Add($"'{path}' must be a multiple of {Show(step)}");
+        }
+        if (schema.TryGetProperty("format", out var format) && format.GetString() == "int32" && (number < int.MinValue || number > int.MaxValue))
+        {
+            problems.Add($"'{path}' must be a 32-bit integer (between {int.MinValue} and {int.MaxValue})");
+        }
+    }
+
+    private static void CheckCount(JsonElement schema, int count, string minKeyword, string maxKeyword, string noun, string path, List<string> problems)
+    {
+        if (schema.TryGetProperty(minKeyword, out var min) && min.TryGetInt32(out var least) && count < least)
+        {
+            problems.Add($"'{path}' must have at least {least} {noun}");
+        }
+        if (schema.TryGetProperty(maxKeyword, out var max) && max.TryGetInt32(out var most) && count > most)
+        {
+            problems.Add($"'{path}' must have at most {most} {noun}");
+        }
+    }
+
+    private static bool IsMultiple(double number, double step)
+    {
+        if (decimal.TryParse(number.ToString("R", CultureInfo.InvariantCulture), NumberStyles.Float, CultureInfo.InvariantCulture, out var n)
+            && decimal.TryParse(step.ToString("R", CultureInfo.InvariantCulture), NumberStyles.Float, CultureInfo.InvariantCulture, out var s) && s != 0)
+        {
+            return n % s == 0;
+        }
+        var quotient = number / step;
+        return Math.Abs(quotient - Math.Round(quotient)) < 1e-9;
+    }
+
+    private static Regex? Compile(string pattern) => Patterns.GetOrAdd(pattern, source =>
+    {
+        try
+        {
+            return new Regex(source, RegexOptions.CultureInvariant, TimeSpan.FromMilliseconds(100));
+        }
+        catch (ArgumentException)
+        {
+            return null; // a pattern .NET cannot read is not checked here (the API still checks it)
+        }
+    });
+
+    private static bool Matches(Regex regex, string text)
+    {
+        try
+        {
+            return regex.IsMatch(text);
+        }
+        catch (RegexMatchTimeoutException)
+        {
+            return true;
+        }
+    }
+
+    private static bool IsBase64(string text)
+    {
+        var buffer = new byte[text.Length];
+        return Convert.TryFromBase64String(text, buffer, out _);
+    }
+
+    private static bool FitsFormat(string format, string text) => format switch
+    {
+        "date-time" => DateTimeOffset.TryParse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind, out _) && text.Contains('T', StringComparison.OrdinalIgnoreCase),
+        "date" => DateOnly.TryParseExact(text, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _),
+        "uuid" => Guid.TryParseExact(text, "D", out _),
+        "email" => text.IndexOf('@') > 0 && text.IndexOf('@') < text.Length - 1 && !text.Any(char.IsWhiteSpace),
+        "uri" => Uri.TryCreate(text, UriKind.Absolute, out _),
+        "ipv4" => IPAddress.TryParse(text, out var v4) && v4.AddressFamily == AddressFamily.InterNetwork && text.Count(c => c == '.') == 3,
+        "ipv6" => IPAddress.TryParse(text, out var v6) && v6.AddressFamily == AddressFamily.InterNetworkV6,
+        _ => true,
+    };
+
+    private static string FormatName(string format) => format switch
+    {
+        "date-time" => "a date and time (RFC 3339, e.g. 2024-05-01T12:00:00Z)",
+        "date" => "a date (yyyy-MM-dd)",
+        "uuid" => "a UUID",
+        "email" => "an email address",
+        "uri" => "an absolute URI",
+        "ipv4" => "an IPv4 address",
+        "ipv6" => "an IPv6 address",
+        _ => format,
+    };
+
+    private static bool SameValue(JsonElement a, JsonElement b)
+    {
+        if (a.ValueKind == JsonValueKind.Number && b.ValueKind == JsonValueKind.Number)
+        {
+            return a.GetDouble() == b.GetDouble();
+        }
+        // The server reads numbers and booleans from strings too: "2" is the enum value 2.
+        if (a.ValueKind != b.ValueKind && b.ValueKind == JsonValueKind.String)
+        {
+            return a.GetRawText() == b.GetString();
+        }
+        return JsonElement.DeepEquals(a, b);
     }
 
     private static List<string> Types(JsonElement schema)
@@ -97,6 +319,8 @@ internal static class McpArgumentErrors
         "object" => value.ValueKind == JsonValueKind.Object,
         _ => true,
     };
+
+    private static string Show(double number) => number.ToString("0.################", CultureInfo.InvariantCulture);
 
     private static string Article(string type) => type switch
     {

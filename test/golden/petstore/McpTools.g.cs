@@ -7,7 +7,6 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
-using System.ComponentModel.DataAnnotations;
 using System.Net.Http;
 using System.Text.Json;
 using System.Threading;
@@ -24,9 +23,10 @@ public static partial class McpTools
 {
     [McpServerTool(Name = "list_pets", Title = "List pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List pets\n\nReturns all pets, optionally filtered by species and limited in number.")]
+    [InputSchema("""{"type":"object","properties":{"species":{"description":"Only return pets of this species.","type":"string","enum":["dog","cat","bird"]},"limit":{"description":"Maximum number of pets to return (1-100). Default: 20.","type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"xRequestId":{"description":"Optional correlation id echoed into server logs.","type":"string"}}}""")]
     public static async Task<string> ListPets(
-        [Description("Only return pets of this species."), AllowedValues("dog", "cat", "bird")] string? species = null,
-        [Description("Maximum number of pets to return (1-100). Default: 20."), Range(1, 100)] int? limit = null,
+        [Description("Only return pets of this species.")] string? species = null,
+        [Description("Maximum number of pets to return (1-100). Default: 20.")] int? limit = null,
         [Description("Optional correlation id echoed into server logs.")] string? xRequestId = null,
         HttpClient httpClient = null!,
         CancellationToken cancellationToken = default)
@@ -34,6 +34,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "create_pet", Title = "Create a pet", ReadOnly = false, Destructive = false, Idempotent = false)]
     [Description("Create a pet\n\nAdds a new pet to the store and returns it with its assigned id.")]
+    [InputSchema("""{"type":"object","properties":{"body":{"description":"The pet to create.","type":"object","properties":{"name":{"description":"The pet's name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"Free-form tag.","type":"string"},"ownerId":{"description":"Id of the owning owner.","type":"integer"}},"required":["name","species"]}},"required":["body"]}""")]
     public static async Task<string> CreatePet(
         [Description("The pet to create.")] NewPet body,
         HttpClient httpClient,
@@ -42,6 +43,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "get_pet", Title = "Get a pet by id", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("Get a pet by id")]
+    [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"}},"required":["petId"]}""")]
     public static async Task<string> GetPet(
         [Description("The id of the pet.")] long petId,
         HttpClient httpClient,
@@ -50,6 +52,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "update_pet", Title = "Update a pet", ReadOnly = false, Destructive = false, Idempotent = true)]
     [Description("Update a pet\n\nUpdates the provided fields of an existing pet; omitted fields are left unchanged.")]
+    [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"},"body":{"description":"The fields to change.","type":"object","properties":{"name":{"description":"New name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"New tag.","type":"string"}}}},"required":["petId","body"]}""")]
     public static async Task<string> UpdatePet(
         [Description("The id of the pet.")] long petId,
         [Description("The fields to change.")] PetUpdate body,
@@ -59,6 +62,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "delete_pet", Title = "Delete a pet", ReadOnly = false, Destructive = true, Idempotent = true)]
     [Description("Delete a pet")]
+    [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"}},"required":["petId"]}""")]
     public static async Task<string> DeletePet(
         [Description("The id of the pet.")] long petId,
         HttpClient httpClient,
@@ -67,6 +71,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "list_owners", Title = "List owners", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List owners")]
+    [InputSchema("""{"type":"object","properties":{}}""")]
     public static async Task<string> ListOwners(
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
@@ -74,6 +79,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "list_owner_pets", Title = "List an owner's pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List an owner's pets\n\nReturns the pets belonging to the given owner.")]
+    [InputSchema("""{"type":"object","properties":{"ownerId":{"description":"The id of the owner.","type":"integer"}},"required":["ownerId"]}""")]
     public static async Task<string> ListOwnerPets(
         [Description("The id of the owner.")] long ownerId,
         HttpClient httpClient,
@@ -122,5 +128,12 @@ public static partial class McpTools
         return json.Length <= MaxResultLength
             ? json
             : json[..MaxResultLength] + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
+    }
+
+    /// <summary>The JSON Schema of a tool's arguments, as the host publishes it and checks calls against it: the spec's constraints, which the C# parameter types cannot carry.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class InputSchemaAttribute(string json) : Attribute
+    {
+        public string Json { get; } = json;
     }
 }

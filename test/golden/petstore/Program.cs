@@ -48,21 +48,12 @@ builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
     .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly)
-    // Arguments the SDK cannot bind get an Error: that says which and why, not a generic message.
-    .WithRequestFilters(filters => filters.AddCallToolFilter(next => async (context, cancellationToken) =>
-    {
-        try
-        {
-            return await next(context, cancellationToken);
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException && context.MatchedPrimitive is McpServerTool tool)
-        {
-            var message = Tools.McpArgumentErrors.Describe(tool.ProtocolTool.Name, tool.ProtocolTool.InputSchema, context.Params?.Arguments);
-            return new CallToolResult { IsError = true, Content = [new TextContentBlock { Text = message }] };
-        }
-    }));
+    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));
 
 var app = builder.Build();
+// The tools publish the input schemas the generator wrote from the spec, constraints and all.
+Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
 if (baseAddress is null)
 {
     app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("Startup")

@@ -6,10 +6,9 @@
 import type { PreparedApi } from '../../../src/index.js';
 import { FIXED_NAMES, type NamePlan } from '../../../src/names/plan.js';
 import { bareName } from '../../../src/names/identifiers.js';
-import { toolDescription, valueDescription } from '../../../src/emit/describe.js';
-import { enumInSchema } from '../../../src/emit/constraints.js';
+import { toolDescription } from '../../../src/emit/describe.js';
+import { inputSchema } from '../../../src/emit/input-schema.js';
 import { methodParameters } from '../../../src/emit/signature.js';
-import { requestTypes } from '../../../src/model/reach.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
 const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';
@@ -18,6 +17,7 @@ const RANGE = 'System.ComponentModel.DataAnnotations.RangeAttribute';
 const JSON_PROPERTY_NAME = 'System.Text.Json.Serialization.JsonPropertyNameAttribute';
 const MCP_SERVER_TOOL = 'ModelContextProtocol.Server.McpServerToolAttribute';
 const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttribute';
+const INPUT_SCHEMA = 'InputSchemaAttribute';
 
 /**
  * Top-level types declared by runtime files (the templates copied into the client, such as
@@ -102,11 +102,10 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
   problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes, FIXED_NAMES.clientClass, ...records]));
   problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools]));
   problems.push(...diffNames(`other namespaces under ${namespace}`, topLevel.filter((t) => t.namespace !== namespace && t.namespace !== clientNamespace).map((t) => t.fullName), []));
-  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), []));
+  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`]));
   const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
 
-  // Records: exactly the planned properties, their JSON names and, where a request can carry them, descriptions.
-  const requests = requestTypes(api.model);
+  // Records: exactly the planned properties and their JSON names; no schema attributes (the tools publish their own schemas).
   for (const type of api.model.types.values()) {
     const planned = plan.types.get(type.id);
     if (!planned) {
@@ -127,23 +126,8 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
       if (!member) return;
       const what = `${name}.${properties[i]}`;
       expectAttributeText(problems, `${what} [JsonPropertyName]`, attribute(member.attributes, JSON_PROPERTY_NAME)?.args[0], property.jsonName);
-      const description = attribute(member.attributes, DESCRIPTION)?.args[0];
-      if (!requests.has(type.id)) {
-        // Only read from responses: the text is in the XML summary, the attributes are left out.
-        const present = member.attributes.filter((a) => [DESCRIPTION, ALLOWED_VALUES, RANGE].includes(a.type)).map((a) => a.type);
-        if (present.length > 0) problems.push(`${what} has ${present.join(', ')} though its type never reaches a request`);
-        return;
-      }
-      expectAttributeText(problems, `${what} [Description]`, description, valueDescription(property.facts, undefined, enumInSchema(property.type, property.facts)));
-      expectContains(problems, `${what} [Description]`, description, property.facts.description);
-      for (const value of property.facts.enumValues ?? []) {
-        // Allowed values are listed in the description, or (when the schema can carry them) in [AllowedValues].
-        const allowed = ((attribute(member.attributes, ALLOWED_VALUES)?.args[0] ?? []) as unknown[]).map((v) => String(attributeText(v)));
-        const listed = String(attributeText(description)) + allowed.join('\u0000');
-        if (typeof value === 'string' && value.length < 200 && !listed.includes(String(attributeText(value))) && !listed.includes(String(attributeText(JSON.stringify(value))))) {
-          problems.push(`${what} [Description] does not list the enum value ${cut(JSON.stringify(value))}`);
-        }
-      }
+      const present = member.attributes.filter((a) => [DESCRIPTION, ALLOWED_VALUES, RANGE].includes(a.type)).map((a) => a.type);
+      if (present.length > 0) problems.push(`${what} has ${present.join(', ')}: tools publish their own input schemas`);
     });
   }
 
@@ -176,7 +160,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
     const operations = api.model.operations.map((op) => ({ op, names: plan.operations.get(op.id) }));
     problems.push(...diffNames(`methods of ${FIXED_NAMES.tools}`, names(tools.members, 'Method'), [...operations.map((o) => o.names?.toolMethod ?? '?'), 'RunAsync', 'get_MaxResultLength', 'set_MaxResultLength']));
     problems.push(...diffNames(`properties of ${FIXED_NAMES.tools}`, names(tools.members, 'Property'), ['MaxResultLength']));
-    problems.push(...diffNames(`fields, events and nested types of ${FIXED_NAMES.tools}`, tools.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), []));
+    problems.push(...diffNames(`fields, events and nested types of ${FIXED_NAMES.tools}`, tools.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), [INPUT_SCHEMA]));
     problems.push(...diffNames(`constructors of ${FIXED_NAMES.tools}`, names(tools.members, 'Constructor'), ['.cctor']));
     const toolNames: string[] = [];
     for (const { op, names: opNames } of operations) {
@@ -196,6 +180,15 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
       const description = attribute(method.attributes, DESCRIPTION)?.args[0];
       expectAttributeText(problems, `${what} [Description]`, description, toolDescription(op));
       expectContains(problems, `${what} [Description]`, description, (op.summary ?? '').length + (op.description ?? '').length < 900 ? op.summary ?? op.description : undefined);
+      // The input schema is JSON that parses to exactly what the generator planned, whatever the spec's strings.
+      const schemaJson = attribute(method.attributes, `${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`)?.args[0];
+      let published: unknown;
+      try {
+        published = JSON.parse(String(schemaJson));
+      } catch {
+        published = `not JSON: ${cut(String(schemaJson))}`;
+      }
+      expectAttributeText(problems, `${what} [InputSchema]`, JSON.stringify(published), JSON.stringify(inputSchema(api.model, plan, op)));
       const parameters = methodParameters(op, opNames, plan);
       expectText(problems, `parameters of ${what}`, JSON.stringify(method.parameters?.map((p) => p.name)), JSON.stringify([...parameters.map((p) => bareName(p.name)), 'httpClient', 'cancellationToken']));
       parameters.forEach((parameter, i) => {

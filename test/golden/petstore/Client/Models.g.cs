@@ -6,8 +6,6 @@
 
 using System;
 using System.Collections.Generic;
-using System.ComponentModel;
-using System.ComponentModel.DataAnnotations;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 
@@ -43,23 +41,18 @@ public sealed partial record Pet
 public sealed partial record NewPet
 {
     /// <summary>The pet's name.</summary>
-    [Description("The pet's name.")]
     [JsonPropertyName("name")]
     public required string Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal.")]
-    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public required string Species { get; init; }
 
     /// <summary>Free-form tag.</summary>
-    [Description("Free-form tag.")]
     [JsonPropertyName("tag")]
     public string? Tag { get; init; }
 
     /// <summary>Id of the owning owner.</summary>
-    [Description("Id of the owning owner.")]
     [JsonPropertyName("ownerId")]
     public long? OwnerId { get; init; }
 }
@@ -67,18 +60,14 @@ public sealed partial record NewPet
 public sealed partial record PetUpdate
 {
     /// <summary>New name.</summary>
-    [Description("New name.")]
     [JsonPropertyName("name")]
     public string? Name { get; init; }
 
     /// <summary>The kind of animal. Allowed values: dog, cat, bird.</summary>
-    [Description("The kind of animal.")]
-    [AllowedValues("dog", "cat", "bird")]
     [JsonPropertyName("species")]
     public string? Species { get; init; }
 
     /// <summary>New tag.</summary>
-    [Description("New tag.")]
     [JsonPropertyName("tag")]
     public string? Tag { get; init; }
 }

@@ -1,0 +1,139 @@
+import type { ApiModel, Constraints, Operation, Primitive, TypeRef } from '../model/types.js';
+import type { NamePlan } from '../names/plan.js';
+import { bareName } from '../names/identifiers.js';
+import { MAX_SCHEMA_ENUM, valueDescription } from './describe.js';
+import { methodParameters, type MethodParameter } from './signature.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** Nested objects deeper than this are published as plain objects. */
+const MAX_DEPTH = 12;
+
+/** Formats that say how a string holds bytes, or how a number is stored: not JSON Schema formats. */
+const UNPUBLISHED_FORMATS = new Set(['byte', 'binary', 'password', 'int32', 'int64', 'float', 'double', 'decimal']);
+
+const PRIMITIVES: Record<Primitive, JsonSchema> = {
+  string: { type: 'string' }, int: { type: 'integer', format: 'int32' }, long: { type: 'integer' },
+  double: { type: 'number' }, float: { type: 'number' }, decimal: { type: 'number' }, bool: { type: 'boolean' },
+  dateTime: { type: 'string', format: 'date-time' }, date: { type: 'string', format: 'date' }, uuid: { type: 'string', format: 'uuid' },
+  bytes: { type: 'string', contentEncoding: 'base64' },
+};
+
+/**
+ * The JSON Schema of a tool's arguments, as the generated server publishes it in tools/list and checks
+ * arguments against it before a request is sent: every constraint the spec states (enum, pattern, lengths,
+ * formats, ranges, multipleOf, item and property counts, unions), and defaults as the spec gives them.
+ */
+export function inputSchema(model: ApiModel, plan: NamePlan, op: Operation): JsonSchema {
+  const names = plan.operations.get(op.id);
+  const parameters = names ? methodParameters(op, names, plan) : [];
+  const properties: Record<string, JsonSchema> = {};
+  for (const p of parameters) properties[bareName(p.name)] = argumentSchema(model, p);
+  const required = parameters.filter((p) => !p.optional).map((p) => bareName(p.name));
+  return { type: 'object', properties, ...(required.length > 0 && { required }) };
+}
+
+/** One argument: its description, its type with constraints, and the spec's default where it is valid. */
+function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
+  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
+  // An optional argument may be left out; null is not published as a value of its own.
+  let schema = typeSchema(model, p.optional ? { ...type, nullable: false } : type, new Set(), 0);
+  // A path segment cannot be empty.
+  if (p.source.kind === 'parameter' && p.source.parameter.location === 'path' && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
+    schema = { ...schema, minLength: 1 };
+  }
+  const defaultValue = p.source.kind === 'parameter' ? p.source.parameter.facts.defaultValue : undefined;
+  return { description: p.schemaDescription, ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
+}
+
+function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number): JsonSchema {
+  const schema = bareSchema(model, type, seen, depth);
+  return type.nullable ? allowNull(schema) : schema;
+}
+
+function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number): JsonSchema {
+  const c = type.constraints ?? {};
+  switch (type.kind) {
+    case 'primitive': {
+      const base = PRIMITIVES[type.type];
+      const format = type.type === 'string' && c.format !== undefined && !UNPUBLISHED_FORMATS.has(c.format) ? { format: c.format } : {};
+      const keywords = STRINGS.has(type.type) ? stringKeywords(c) : NUMBERS.has(type.type) ? numberKeywords(c) : {};
+      return { ...base, ...format, ...enumKeyword(c), ...keywords };
+    }
+    case 'array':
+      return { type: 'array', items: typeSchema(model, type.items, seen, depth + 1), ...pick(c, ['minItems', 'maxItems', 'uniqueItems']) };
+    case 'map': {
+      const values = type.values.kind === 'any' && !type.values.union && !type.values.constraints ? undefined : typeSchema(model, type.values, seen, depth + 1);
+      return { type: 'object', ...(values && { additionalProperties: values }), ...pick(c, ['minProperties', 'maxProperties']) };
+    }
+    case 'object': {
+      const declared = model.types.get(type.id);
+      if (!declared || seen.has(type.id) || depth > MAX_DEPTH) return { type: 'object' };
+      const inner = new Set(seen).add(type.id);
+      const properties: Record<string, JsonSchema> = {};
+      // readOnly properties are the server's to set: a request does not carry them.
+      const writable = declared.properties.filter((p) => !p.readOnly);
+      for (const p of writable) {
+        const schema = typeSchema(model, p.type, inner, depth + 1);
+        const description = valueDescription(p.facts, p.type, undefined, true);
+        const defaultValue = p.facts.defaultValue;
+        properties[p.jsonName] = { ...(description && { description }), ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
+      }
+      const required = writable.filter((p) => p.required).map((p) => p.jsonName);
+      return { type: 'object', properties, ...(required.length > 0 && { required }), ...pick(c, ['minProperties', 'maxProperties']) };
+    }
+    case 'any': {
+      if (type.union && depth <= MAX_DEPTH) return { [type.union.kind]: type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1)), ...enumKeyword(c) };
+      return enumKeyword(c);
+    }
+  }
+}
+
+/** `null` as one more allowed value: in `type`, in `enum`, or as one more alternative. */
+function allowNull(schema: JsonSchema): JsonSchema {
+  const withEnum = Array.isArray(schema.enum) ? { ...schema, enum: [...schema.enum, null] } : schema;
+  if (typeof schema.type === 'string') return { ...withEnum, type: [schema.type, 'null'] };
+  if (Array.isArray(schema.oneOf)) return { ...withEnum, oneOf: [...schema.oneOf, { type: 'null' }] };
+  if (Array.isArray(schema.anyOf)) return { ...withEnum, anyOf: [...schema.anyOf, { type: 'null' }] };
+  return withEnum;
+}
+
+function enumKeyword(c: Constraints): JsonSchema {
+  return c.enum && c.enum.length <= MAX_SCHEMA_ENUM ? { enum: c.enum } : {};
+}
+
+const STRINGS: ReadonlySet<Primitive> = new Set(['string', 'dateTime', 'date', 'uuid']);
+const NUMBERS: ReadonlySet<Primitive> = new Set(['int', 'long', 'double', 'float', 'decimal']);
+
+function stringKeywords(c: Constraints): JsonSchema {
+  return pick(c, ['pattern', 'minLength', 'maxLength']);
+}
+
+function numberKeywords(c: Constraints): JsonSchema {
+  return pick(c, ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+}
+
+function pick(c: Constraints, keys: readonly (keyof Constraints)[]): JsonSchema {
+  const found: JsonSchema = {};
+  for (const key of keys) if (c[key] !== undefined) found[key] = c[key];
+  return found;
+}
+
+/** A default is published only where the schema itself accepts it (a spec's default can contradict its enum). */
+function fits(schema: JsonSchema, value: unknown): boolean {
+  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
+  const types = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
+  if (types.length === 0) return true;
+  return types.some((t) => {
+    switch (t) {
+      case 'string': return typeof value === 'string';
+      case 'integer': return Number.isInteger(value);
+      case 'number': return typeof value === 'number';
+      case 'boolean': return typeof value === 'boolean';
+      case 'array': return Array.isArray(value);
+      case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
+      case 'null': return value === null;
+      default: return false;
+    }
+  });
+}

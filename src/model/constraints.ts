@@ -1,0 +1,58 @@
+import type { Constraints, TypeRef } from './types.js';
+
+type Schema = Record<string, unknown>;
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Numeric keywords copied as they are (when finite; `multipleOf` only when positive). */
+const NUMBER_KEYWORDS = [
+  'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+  'minItems', 'maxItems', 'minProperties', 'maxProperties',
+] as const;
+
+/**
+ * Keywords that decide what kind of value a schema is. An `allOf` part without any of them only describes
+ * or constrains (`{ description }`, `{ maxLength: 10 }`) and does not make the schema an object of its own.
+ */
+const TYPING_KEYWORDS = ['$ref', 'type', 'properties', 'additionalProperties', 'items', 'allOf', 'oneOf', 'anyOf', 'enum', 'const', 'patternProperties'];
+
+export function isUntypedPart(part: unknown): boolean {
+  if (part === null || typeof part !== 'object' || Array.isArray(part)) return false;
+  for (const key of TYPING_KEYWORDS) if (key in part) return false;
+  return true;
+}
+
+/** The validation keywords a schema states itself (not through `$ref` or `allOf`: the model follows those). */
+export function constraintsOf(node: Schema): Constraints | undefined {
+  let found: Writable<Constraints> | undefined;
+  const values = Array.isArray(node.enum) ? node.enum.filter((v) => v !== null) : 'const' in node && node.const !== null && node.const !== undefined ? [node.const] : undefined;
+  if (values && values.length > 0) (found ??= {}).enum = values;
+  if (typeof node.format === 'string' && node.format.trim() !== '') (found ??= {}).format = node.format;
+  if (typeof node.pattern === 'string' && node.pattern !== '') (found ??= {}).pattern = node.pattern;
+  for (const key of NUMBER_KEYWORDS) {
+    const value = node[key];
+    if (typeof value === 'number' && Number.isFinite(value) && (key !== 'multipleOf' || value > 0)) (found ??= {})[key] = value;
+  }
+  // OpenAPI 3.0 spells an exclusive bound as a boolean beside minimum/maximum.
+  if (node.exclusiveMinimum === true && typeof node.minimum === 'number') {
+    (found ??= {}).exclusiveMinimum = node.minimum;
+    delete found.minimum;
+  }
+  if (node.exclusiveMaximum === true && typeof node.maximum === 'number') {
+    (found ??= {}).exclusiveMaximum = node.maximum;
+    delete found.maximum;
+  }
+  if (node.uniqueItems === true) (found ??= {}).uniqueItems = true;
+  return found;
+}
+
+/** Both sets of constraints; where both state a keyword, `outer` (the schema that wraps the other) wins. */
+export function mergeConstraints(inner: Constraints | undefined, outer: Constraints | undefined): Constraints | undefined {
+  if (!outer) return inner;
+  if (!inner) return outer;
+  return { ...inner, ...outer };
+}
+
+/** `type` with more constraints. */
+export function withConstraints<T extends TypeRef>(type: T, extra: Constraints | undefined): T {
+  return extra ? { ...type, constraints: mergeConstraints(type.constraints, extra) } : type;
+}

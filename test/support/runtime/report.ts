@@ -1,0 +1,59 @@
+/** docs/runtime-report.md: per spec and in total, and every call that was not OK, with its cause. */
+import { CALL_CLASSES, type CallClass } from './classify.js';
+import { tally, type SpecRun } from './sweep.js';
+
+const LABELS: Record<CallClass, string> = {
+  ok: 'OK',
+  rejected: 'rejected by the mock',
+  unreadable: 'response not readable',
+  'not-sent': 'not sent',
+  'mock-limit': 'mock limitation',
+  failed: 'call failed',
+};
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
+
+/** Share of calls that are OK, mock limitations left out. */
+export function okShare(runs: readonly SpecRun[]): { ok: number; counted: number } {
+  const counts = tally(runs.flatMap((r) => r.calls));
+  return { ok: counts.ok, counted: CALL_CLASSES.filter((c) => c !== 'mock-limit').reduce((sum, c) => sum + counts[c], 0) };
+}
+
+export function runtimeReport(runs: readonly SpecRun[], header: readonly string[]): string {
+  const all = runs.flatMap((r) => r.calls);
+  const counts = tally(all);
+  const { ok, counted } = okShare(runs);
+  const lines = [
+    '# Runtime sweep',
+    '',
+    ...header,
+    '',
+    `**${ok} of ${counted} calls OK (${counted === 0 ? '–' : ((100 * ok) / counted).toFixed(2)}%), mock limitations left out**; ${runs.length} specs, ${runs.reduce((s, r) => s + r.tools, 0)} tools, ${all.length} calls.`,
+    '',
+    `| ${CALL_CLASSES.map((c) => LABELS[c]).join(' | ')} |`,
+    `|${CALL_CLASSES.map(() => '---:').join('|')}|`,
+    `| ${CALL_CLASSES.map((c) => counts[c]).join(' | ')} |`,
+    '',
+    '## Per spec',
+    '',
+    `| spec | tools | calls | ${CALL_CLASSES.map((c) => LABELS[c]).join(' | ')} | seconds |`,
+    `|---|---:|---:|${CALL_CLASSES.map(() => '---:').join('|')}|---:|`,
+    ...runs.map((r) => {
+      const c = tally(r.calls);
+      return `| ${r.id}${r.error ? ` (${cell(r.error.slice(0, 120))})` : ''} | ${r.tools} | ${r.calls.length} | ${CALL_CLASSES.map((k) => c[k]).join(' | ')} | ${r.seconds.toFixed(0)} |`;
+    }),
+    '',
+    '## Calls that were not OK',
+    '',
+  ];
+  const failures = runs.filter((r) => r.calls.some((c) => c.class !== 'ok'));
+  if (failures.length === 0) lines.push('None.', '');
+  for (const run of failures) {
+    lines.push(`### ${run.id}`, '', '| tool | arguments | class | reason | request |', '|---|---|---|---|---|');
+    for (const call of run.calls.filter((c) => c.class !== 'ok')) {
+      lines.push(`| ${call.tool} | ${call.mode} | ${LABELS[call.class]} | ${cell(call.reason.slice(0, 400))} | ${cell(call.request ?? '')} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
