@@ -6,6 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
@@ -99,12 +101,45 @@ describe('credentials', () => {
     assert.equal(token?.method, 'POST');
   });
 
+  test('OAuth2: a token from AUTH_OAUTH_TOKEN is sent as it is; AUTH_OAUTH_TOKEN_URL replaces the spec\'s token URL', async () => {
+    const basic = Buffer.from(`${SECRETS.clientId}:${SECRETS.clientSecret}`).toString('base64');
+    const issued = await fetch(`${api.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const { access_token: ready } = (await issued.json()) as { access_token: string };
+    const before = api.tokensIssued;
+    const withToken = await connect(entry, { AUTH_BASE_URL: api.url, AUTH_OAUTH_TOKEN: ready });
+    try {
+      assert.equal(await call(withToken, 'get_oauth'), `{"ok":true,"via":"oauth ${ready}"}`);
+      assert.equal(api.tokensIssued, before, 'no token was asked for');
+    } finally {
+      await withToken.close();
+    }
+    // A token service elsewhere: the spec's token URL is on the API's host; this one forwards to it.
+    const forwarded: string[] = [];
+    const tokenService = createServer((request, response) => {
+      forwarded.push(request.url ?? '');
+      request.pipe(httpRequest(`${api.url}/oauth/token`, { method: 'POST', headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      }));
+    });
+    await new Promise<void>((resolve) => tokenService.listen(0, '127.0.0.1', resolve));
+    const tokenUrl = `http://127.0.0.1:${(tokenService.address() as AddressInfo).port}/issue`;
+    const elsewhere = await connect(entry, { AUTH_BASE_URL: api.url, AUTH_OAUTH_CLIENT_ID: SECRETS.clientId, AUTH_OAUTH_CLIENT_SECRET: SECRETS.clientSecret, AUTH_OAUTH_TOKEN_URL: tokenUrl });
+    try {
+      assert.match(await call(elsewhere, 'get_oauth'), /^\{"ok":true,"via":"oauth tok-\d+"\}$/);
+      assert.deepEqual(forwarded, ['/issue']);
+    } finally {
+      await elsewhere.close();
+      await new Promise<void>((resolve) => tokenService.close(() => resolve()));
+    }
+  });
+
   test('a missing credential names the variable to set and calls nothing', async () => {
     const bare = await connect(entry, { AUTH_BASE_URL: api.url, AUTH_API_KEY: SECRETS.apiKey });
     try {
       const count = api.requests.length;
       assert.equal(await call(bare, 'get_bearer'), 'Error: GET /bearer was not sent: it needs credentials: set AUTH_BEARER_AUTH_TOKEN');
-      assert.equal(await call(bare, 'get_oauth'), 'Error: GET /oauth was not sent: it needs credentials: set AUTH_OAUTH_CLIENT_ID and AUTH_OAUTH_CLIENT_SECRET');
+      assert.equal(await call(bare, 'get_oauth'), 'Error: GET /oauth was not sent: it needs credentials: set AUTH_OAUTH_CLIENT_ID and AUTH_OAUTH_CLIENT_SECRET (or AUTH_OAUTH_TOKEN)');
       assert.equal(await call(bare, 'get_both'), 'Error: GET /both was not sent: it needs credentials: set AUTH_API_KEY and AUTH_BASIC_AUTH_USERNAME and AUTH_BASIC_AUTH_PASSWORD');
       assert.equal(api.requests.length, count);
       assert.equal(await call(bare, 'get_either'), '{"ok":true,"via":"either: key"}');

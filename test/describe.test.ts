@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { MAX_TOOL_DESCRIPTION, toolDescription, trimDescription, valueDescription } from '../src/emit/describe.js';
 import type { Operation, TypeRef } from '../src/model/types.js';
 
-const op = (extra: Partial<Operation>): Operation => ({ id: '/paths/~1x/get', method: 'get', path: '/x', tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra });
+const op = (extra: Partial<Operation>): Operation => ({ id: '/paths/~1x/get', method: 'get', path: '/x', requestPath: '/x', pathQuery: [], tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra });
 
 test('tool descriptions: the summary, plus the description where it adds information', () => {
   assert.equal(toolDescription(op({ summary: 'List pets' })), 'List pets');

@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planNames } from '../src/names/plan.js';
+import { splitPathTemplate } from '../src/model/paths.js';
 import { identifier, words, CSHARP_KEYWORDS } from '../src/names/identifiers.js';
 import type { ApiModel, HttpMethod, Operation, Parameter, ObjectType } from '../src/model/types.js';
 
 const STRING = { kind: 'primitive', type: 'string', nullable: false } as const;
 
 function op(method: HttpMethod, path: string, extra: Partial<Operation> = {}): Operation {
-  return { id: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`, method, path, tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra };
+  return { id: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`, method, path, ...splitPathTemplate(path), tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra };
 }
 
 function model(operations: Operation[], types: ObjectType[] = []): ApiModel {
@@ -85,7 +86,7 @@ test('a method name that HttpClient already has is qualified', () => {
 });
 
 test('parameter names: camelCase C# identifiers, keywords escaped, clashes qualified by location', () => {
-  const param = (name: string, location: Parameter['location']): Parameter => ({ name, location, required: false, type: STRING, facts: {}, style: 'form', explode: true });
+  const param = (name: string, location: Parameter['location']): Parameter => ({ name, location, required: false, type: STRING, facts: {}, allowEmpty: false, style: 'form', explode: true });
   const m = model([op('post', '/items/{id}', {
     parameters: [param('id', 'path'), param('X-Request-Id', 'header'), param('page[size]', 'query'), param('$filter', 'query'), param('@odata.type', 'query'), param('class', 'query'), param('id', 'query'), param('body', 'query'), param('2fa', 'query')],
     body: { kind: 'json', mediaType: 'application/json', type: STRING, required: true },

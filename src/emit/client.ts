@@ -88,13 +88,18 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   w.line(`public static Task<${FIXED_NAMES.result}<${result}>> ${names.clientMethod}(${declared.join(', ')})`);
   w.line(`    => new ${FIXED_NAMES.request}(HttpMethod.${httpMethod(op.method)}, ${stringLiteral(names.subject)})`);
   const chain: string[] = [];
-  for (const piece of pathPieces(op.path)) {
+  const nameOf = (location: string, name: string): string | undefined => names.parameters[op.parameters.findIndex((p) => p.location === location && p.name === name)];
+  for (const piece of pathPieces(op.requestPath)) {
     if (piece.kind === 'literal') chain.push(`.Path(${stringLiteral(piece.text)})`);
     else {
-      const index = op.parameters.findIndex((p) => p.location === 'path' && p.name === piece.name);
-      const name = names.parameters[index];
+      const name = nameOf('path', piece.name);
       chain.push(name ? `.PathValue(${stringLiteral(piece.name)}, ${name})` : `.Path(${stringLiteral(encodeURIComponent(`{${piece.name}}`))})`);
     }
+  }
+  // Query pairs the path template fixes (`/items?v=2`, `/search?q={q}`).
+  for (const pair of op.pathQuery) {
+    const name = pair.parameter === undefined ? undefined : nameOf('path', pair.parameter);
+    chain.push(`.Query(${stringLiteral(pair.name)}, ${name ?? stringLiteral(pair.value)})`);
   }
   op.parameters.forEach((parameter, index) => {
     const name = names.parameters[index];
@@ -103,6 +108,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
     if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${name})`);
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
   });
+  if (op.success.mediaType) chain.push(`.Accept(${stringLiteral(op.success.mediaType)})`);
   if (op.security) chain.push(`.Security(${op.security.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})`);
   if (op.body) {
     const media = stringLiteral(op.body.mediaType);

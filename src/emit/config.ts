@@ -98,6 +98,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}`]);
     if (variables.scopes) rows.push([variables.scopes, '(none)', `space-separated scopes to ask for with ${scheme.name}`]);
+    if (variables.tokenUrl && scheme.kind === 'oauth2ClientCredentials') rows.push([variables.tokenUrl, `\`${scheme.tokenUrl}\``, `the token URL of ${scheme.name}`]);
+    if (variables.accessToken) rows.push([variables.accessToken, '(none)', `an access token for ${scheme.name} obtained elsewhere: when set, it is sent as it is and no token is asked for`]);
   }
   const md = (text: string): string => text.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`).replace(/[\r\n\u2028\u2029]+/g, ' ');
   return [

@@ -119,7 +119,8 @@ function emitProgram(options: HostOptions): string {
   w.line('builder.Services');
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
-  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly)`);
+  w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
+  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
   w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
   w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));`);
   w.line();
@@ -150,8 +151,13 @@ function credentialInitializer(serverName: string, scheme: SecurityScheme): stri
   if (variables.value) fields.push(`Value = ${read(variables.value)}`);
   if (variables.username) fields.push(`Username = ${read(variables.username)}`, `Password = ${read(variables.password)}`);
   if (scheme.kind === 'oauth2ClientCredentials') {
-    fields.push(`ClientId = ${read(variables.clientId)}`, `ClientSecret = ${read(variables.clientSecret)}`, `TokenUrl = ${stringLiteral(scheme.tokenUrl)}`, `Scopes = ${read(variables.scopes)}`);
+    fields.push(
+      `ClientId = ${read(variables.clientId)}`, `ClientSecret = ${read(variables.clientSecret)}`,
+      `TokenUrl = string.IsNullOrWhiteSpace(${read(variables.tokenUrl)}) ? ${stringLiteral(scheme.tokenUrl)} : ${read(variables.tokenUrl)}`,
+      `Scopes = ${read(variables.scopes)}`, `Value = ${read(variables.accessToken)}`,
+    );
   }
-  fields.push(`Settings = ${stringLiteral(requiredVariables(variables).join(' and '))}`);
+  const settings = requiredVariables(variables).join(' and ');
+  fields.push(`Settings = ${stringLiteral(variables.accessToken ? `${settings} (or ${variables.accessToken})` : settings)}`);
   return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
 }

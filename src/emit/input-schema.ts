@@ -38,8 +38,8 @@ function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
   // An optional argument may be left out; null is not published as a value of its own.
   let schema = typeSchema(model, p.optional ? { ...type, nullable: false } : type, new Set(), 0);
-  // A path segment cannot be empty.
-  if (p.source.kind === 'parameter' && p.source.parameter.location === 'path' && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
+  // A path segment cannot be empty, and a query parameter may be sent empty only where it allows that.
+  if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
     schema = { ...schema, minLength: 1 };
   }
   const defaultValue = p.source.kind === 'parameter' ? p.source.parameter.facts.defaultValue : undefined;

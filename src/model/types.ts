@@ -94,6 +94,15 @@ export interface Parameter {
   readonly style: string;
   /** Arrays and objects: one field per item (`explode`, the default for `form`) or joined. */
   readonly explode: boolean;
+  /** A query parameter that may be sent with an empty value (`allowEmptyValue`). */
+  readonly allowEmpty: boolean;
+}
+
+/** A query pair of a path template: a fixed value, or the value of the path parameter `parameter`. */
+export interface PathQuery {
+  readonly name: string;
+  readonly value: string;
+  readonly parameter?: string;
 }
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
@@ -112,6 +121,8 @@ export interface SuccessResponse {
   readonly kind: ResponseKind;
   readonly status: string;
   readonly type?: TypeRef;
+  /** The media type read (sent as `Accept`), when the response has a body. */
+  readonly mediaType?: string;
 }
 
 /** A way the API accepts credentials (`components.securitySchemes`). */
@@ -136,7 +147,12 @@ export interface Operation {
   /** JSON pointer of the operation, e.g. `/paths/~1pets/get`; unique. */
   readonly id: string;
   readonly method: HttpMethod;
+  /** The path template as the spec gives it (the operation's identity, with any `?…` or `#…`). */
   readonly path: string;
+  /** Where the request goes: the template up to a `?` or `#` (what follows a `#` is never sent). */
+  readonly requestPath: string;
+  /** Query pairs the template itself fixes after a `?` (`/items?v=2`, `/search?q={q}`). */
+  readonly pathQuery: readonly PathQuery[];
   readonly operationId?: string;
   readonly summary?: string;
   readonly description?: string;

@@ -27,6 +27,10 @@ export interface CredentialVariables {
   readonly clientSecret?: string;
   /** Optional: space-separated OAuth2 scopes to ask for. */
   readonly scopes?: string;
+  /** Optional: the OAuth2 token URL, in place of the spec's. */
+  readonly tokenUrl?: string;
+  /** Optional for OAuth2 client credentials: an access token obtained elsewhere, used instead of asking for one. */
+  readonly accessToken?: string;
 }
 
 export function credentialVariables(serverName: string, scheme: SecurityScheme): CredentialVariables {
@@ -36,11 +40,11 @@ export function credentialVariables(serverName: string, scheme: SecurityScheme):
     case 'apiKey': return { value: withSuffix('KEY') };
     case 'bearer': case 'accessToken': return { value: withSuffix('TOKEN') };
     case 'basic': return { username: `${base}_USERNAME`, password: `${base}_PASSWORD` };
-    case 'oauth2ClientCredentials': return { clientId: `${base}_CLIENT_ID`, clientSecret: `${base}_CLIENT_SECRET`, scopes: `${base}_SCOPES` };
+    case 'oauth2ClientCredentials': return { clientId: `${base}_CLIENT_ID`, clientSecret: `${base}_CLIENT_SECRET`, scopes: `${base}_SCOPES`, tokenUrl: `${base}_TOKEN_URL`, accessToken: withSuffix('TOKEN') };
   }
 }
 
-/** Every variable a scheme needs, in order (scopes are optional and not listed). */
+/** Every variable a scheme needs, in order (the optional scopes, token URL and ready-made token are not listed). */
 export function requiredVariables(variables: CredentialVariables): string[] {
   return [variables.value, variables.username, variables.password, variables.clientId, variables.clientSecret].filter((v): v is string => v !== undefined);
 }

@@ -1,6 +1,7 @@
 import type { ApiModel, ObjectType, Operation, TypeOrigin } from '../model/types.js';
 import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
-import { MAX_TOOL_NAME_LENGTH, commonPrefixLength, joinToolName, singular, toolNameParts, truncateName, tokenize } from './tool-names.js';
+import { commonPrefixLength, singular, toolNameParts } from './tool-names.js';
+import { chooseToolName } from './tool-name-choice.js';
 
 /** Names of the types and members the generator itself declares. */
 export const FIXED_NAMES = {
@@ -98,7 +99,7 @@ export function planNames(model: ApiModel, clientNamespace = ''): NamePlan {
 }
 
 function planOperations(list: readonly Operation[]): Map<string, OperationNames> {
-  const prefix = commonPrefixLength(list.map((op) => op.path));
+  const prefix = commonPrefixLength(list.map((op) => op.requestPath));
   const toolNames = new Set<string>();
   // A tool method may not take the name of a type the tools class uses (Convert, Task, …) or its own.
   const methods = new Set<string>([...RESERVED_MEMBER_NAMES, ...RESERVED_TYPE_NAMES]);
@@ -106,8 +107,9 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
   // Names the spec's author chose (x-mcp) are taken first.
   for (const op of list) if (op.mcp?.name) toolNames.add(op.mcp.name);
   for (const op of list) {
-    const parts = toolNameParts(op.method, op.path, prefix);
-    const toolName = op.mcp?.name ?? pickToolName(joinToolName(parts), op, toolNames);
+    const chosen = op.mcp?.name === undefined ? chooseToolName(op, prefix, toolNames) : undefined;
+    const parts = chosen?.parts ?? toolNameParts(op.method, op.requestPath, prefix);
+    const toolName = op.mcp?.name ?? chosen?.name ?? '';
     const nameWords = toolName.split('_');
     let toolMethod = unique(identifier(nameWords, 'pascal', 'Call'), methods);
     if (HTTP_CLIENT_MEMBERS.has(`${toolMethod}Async`)) toolMethod = unique(`${toolMethod}Operation`, methods);
@@ -126,27 +128,6 @@ function titleOf(op: Operation, toolName: string): string {
   const summary = op.summary?.trim().replace(/\.$/, '');
   if (summary && summary.length <= MAX_TITLE_LENGTH && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(summary) && summary.search(LONE_SURROGATE) < 0) return summary;
   return toolName.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
-}
-
-/** The base name, else one qualified by API version or by the item parameter, else numbered. */
-function pickToolName(base: string, op: Operation, taken: Set<string>): string {
-  for (const candidate of toolNameCandidates(base, op)) {
-    const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
-    if (name !== '' && !taken.has(name)) {
-      taken.add(name);
-      return name;
-    }
-  }
-  return unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_');
-}
-
-/** Lazily: most base names are free, and the others need the path taken apart again. */
-function* toolNameCandidates(base: string, op: Operation): Generator<string> {
-  yield base;
-  const version = op.path.split('/').find((s) => /^v\d+([._]\d+)*$/i.test(s));
-  if (version) yield `${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
-  const lastParam = tokenize(op.path).findLast((t) => t.kind === 'param');
-  if (lastParam?.kind === 'param') yield `${base}_by_${words(lastParam.name).join('_')}`;
 }
 
 function planParameters(op: Operation): string[] {

@@ -129,16 +129,16 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
   return { verb: [verb], parents, target: target.words };
 }
 
-/** Joins the parts into a snake_case name, dropping outer parents until it fits the preferred length. */
-export function joinToolName(parts: ToolNameParts): string {
+/** Joins the parts into a snake_case name, dropping outer parents until it fits `max` (the preferred length). */
+export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): string {
   const parents = [...parts.parents];
   const join = (): string => [...parts.verb, ...parents.flat(), ...parts.target].join('_');
   let name = join();
-  while (name.length > PREFERRED_TOOL_NAME_LENGTH && parents.length > 0) {
+  while (name.length > max && parents.length > 0) {
     parents.shift();
     name = join();
   }
-  return truncateName(name, PREFERRED_TOOL_NAME_LENGTH);
+  return truncateName(name, max);
 }
 
 /** Cuts a name to `max` characters at a word boundary where possible. */

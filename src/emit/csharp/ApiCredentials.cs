@@ -43,7 +43,7 @@ public sealed class ApiCredential
     /// <summary>Header, query or cookie name of an API key.</summary>
     public string? ParameterName { get; init; }
 
-    /// <summary>The API key or bearer token.</summary>
+    /// <summary>The API key or bearer token; for OAuth2 client credentials, a token obtained elsewhere (used as it is).</summary>
     public string? Value { get; init; }
 
     public string? Username { get; init; }
@@ -67,7 +67,7 @@ public sealed class ApiCredential
     public bool IsConfigured => Kind switch
     {
         ApiCredentialKind.Basic => !string.IsNullOrEmpty(Username) && Password is not null,
-        ApiCredentialKind.OAuth2ClientCredentials => !string.IsNullOrEmpty(ClientId) && !string.IsNullOrEmpty(ClientSecret) && !string.IsNullOrEmpty(TokenUrl),
+        ApiCredentialKind.OAuth2ClientCredentials => !string.IsNullOrEmpty(Value) || (!string.IsNullOrEmpty(ClientId) && !string.IsNullOrEmpty(ClientSecret) && !string.IsNullOrEmpty(TokenUrl)),
         _ => !string.IsNullOrEmpty(Value),
     };
 }
@@ -105,7 +105,7 @@ public sealed class ApiCredentials
             var chosen = owner.Choose(alternatives) ?? throw new ApiCredentialsException(owner.Describe(alternatives));
             await owner.ApplyAsync(request, chosen, refresh: false, cancellationToken).ConfigureAwait(false);
             var response = await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
-            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind == ApiCredentialKind.OAuth2ClientCredentials))
+            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind == ApiCredentialKind.OAuth2ClientCredentials && string.IsNullOrEmpty(c.Value)))
             {
                 return response;
             }
@@ -181,7 +181,7 @@ public sealed class ApiCredentials
                     request.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(pairBytes));
                     break;
                 case ApiCredentialKind.OAuth2ClientCredentials:
-                    var token = await TokenAsync(credential, request.RequestUri, refresh, cancellationToken).ConfigureAwait(false);
+                    var token = string.IsNullOrEmpty(credential.Value) ? await TokenAsync(credential, request.RequestUri, refresh, cancellationToken).ConfigureAwait(false) : credential.Value;
                     request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
                     break;
             }

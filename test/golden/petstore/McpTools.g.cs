@@ -23,7 +23,7 @@ public static partial class McpTools
 {
     [McpServerTool(Name = "list_pets", Title = "List pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List pets\n\nReturns all pets, optionally filtered by species and limited in number.")]
-    [InputSchema("""{"type":"object","properties":{"species":{"description":"Only return pets of this species.","type":"string","enum":["dog","cat","bird"]},"limit":{"description":"Maximum number of pets to return (1-100). Default: 20.","type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"xRequestId":{"description":"Optional correlation id echoed into server logs.","type":"string"}}}""")]
+    [InputSchema("""{"type":"object","properties":{"species":{"description":"Only return pets of this species.","type":"string","enum":["dog","cat","bird"]},"limit":{"description":"Maximum number of pets to return (1-100). Default: 20.","type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"xRequestId":{"description":"Optional correlation id echoed into server logs.","type":"string","minLength":1}}}""")]
     public static async Task<string> ListPets(
         [Description("Only return pets of this species.")] string? species = null,
         [Description("Maximum number of pets to return (1-100). Default: 20.")] int? limit = null,

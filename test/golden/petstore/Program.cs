@@ -47,7 +47,8 @@ builder.Services.ConfigureHttpClientDefaults(http =>
 builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
-    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly)
+    // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
+    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly, Client.ApiJson.Options)
     // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
     .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));
 

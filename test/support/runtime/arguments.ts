@@ -30,6 +30,11 @@ function withoutNull(node: unknown): unknown {
     }
     result[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : withoutNull(value);
   }
+  // json-schema-faker knows no integer formats: a 32-bit integer gets the bounds its format implies.
+  if (result.format === 'int32') {
+    result.minimum ??= -(2 ** 31);
+    result.maximum ??= 2 ** 31 - 1;
+  }
   return result;
 }
 

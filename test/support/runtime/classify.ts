@@ -50,7 +50,17 @@ function refusal({ type, title, detail, validation }: Problem): string {
   return `${type?.slice(PRISM_ERRORS.length) ?? ''}: ${(title ?? '').split('\n')[0]}${detail && detail !== title ? ` (${detail.slice(0, 200)})` : ''}`;
 }
 
-export function classify(answer: Answer, exchanges: readonly Exchange[]): Verdict {
+/** OpenAPI: header parameters named Accept, Content-Type or Authorization SHALL be ignored; Prism checks them. */
+const IGNORED_HEADER = /^header(\.|: Request header must have required property )'?(accept|content-type|authorization)'?/i;
+
+/** What the classification knows of the operation behind a tool. */
+export interface OperationInfo {
+  readonly method: string;
+  /** The path template as the spec gives it. */
+  readonly path: string;
+}
+
+export function classify(answer: Answer, exchanges: readonly Exchange[], operation?: OperationInfo): Verdict {
   if (answer.threw !== undefined) return { class: 'failed', reason: answer.threw };
   const last = exchanges[exchanges.length - 1];
   const failed = answer.isError || answer.text.startsWith('Error: ');
@@ -58,12 +68,28 @@ export function classify(answer: Answer, exchanges: readonly Exchange[]): Verdic
   const request = `${last.method} ${last.url} → ${last.status < 0 ? 'no answer' : last.status}`;
   if (last.status < 0) return { class: 'mock-limit', reason: `the mock did not answer before the server's timeout: ${answer.text.slice(0, 200)}`, request };
   if (last.status === 0) return { class: 'failed', reason: last.responseBody, request };
-  if (last.violations.length > 0) return { class: 'rejected', reason: [...new Set(last.violations)].join('; '), request };
+  // Prism validates its own answers too; only what it says of the request counts here.
+  const violations = [...new Set(last.violations.filter((v) => !v.startsWith('response')))];
+  const routed = operation !== undefined && /[?#]/.test(operation.path);
+  if (routed && last.status >= 400 && last.status < 500) {
+    return { class: 'mock-limit', reason: `the spec tells this operation apart by ${JSON.stringify(operation.path.slice(operation.path.search(/[?#]/)))} in its path template, which is not part of the request path (a fragment is never sent): Prism cannot route the request to it`, request };
+  }
+  if (violations.length > 0) {
+    if (violations.every((v) => IGNORED_HEADER.test(v))) {
+      return { class: 'mock-limit', reason: `Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization): ${violations.join('; ')}`, request };
+    }
+    return { class: 'rejected', reason: violations.join('; '), request };
+  }
   if (last.status >= 200 && last.status < 300) return failed ? { class: 'unreadable', reason: answer.text, request } : { class: 'ok', reason: '', request };
   const body = problem(last.responseBody);
   const prism = typeof body.type === 'string' && body.type.startsWith(PRISM_ERRORS);
   if (last.status >= 500) return { class: 'mock-limit', reason: prism ? refusal(body) : `HTTP ${last.status}`, request };
-  if (prism) return { class: 'rejected', reason: refusal(body), request };
+  if (prism) {
+    const reason = refusal(body);
+    const messages = reason.split('; ');
+    if (messages.every((m) => IGNORED_HEADER.test(m))) return { class: 'mock-limit', reason: `Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization): ${reason}`, request };
+    return { class: 'rejected', reason, request };
+  }
   // A status the spec itself defines, sent for a valid request: the spec has no 2xx response to give.
   if (last.status >= 300 && failed && answer.text.includes(`(HTTP ${last.status})`)) {
     return { class: 'mock-limit', reason: `the operation defines no 2xx response; the mock answered ${last.status}, which the tool reported`, request };

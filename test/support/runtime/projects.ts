@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { environmentVariables, projectName, runCli } from '../../../src/index.js';
+import { credentialVariables, environmentVariables, planNames, prepare, projectName, runCli } from '../../../src/index.js';
+import type { OperationInfo } from './classify.js';
 
 const run = promisify(execFile);
 
@@ -26,6 +27,8 @@ export interface PreparedSpec extends SpecInput {
   /** The base URL and timeout settings. */
   readonly baseUrlVariable: string;
   readonly timeoutVariable: string;
+  /** The operation behind each tool name. */
+  readonly operations: ReadonlyMap<string, OperationInfo>;
   /** Why `init` failed, if it did. */
   readonly error?: string;
 }
@@ -39,13 +42,22 @@ export async function generateProjects(inputs: readonly SpecInput[], work: strin
     let stderr = '';
     const code = reuse ? 0 : await runCli(['init', '--openapi-url', input.path, '--server-name', serverName, '--output-dir', directory, '--framework', framework], { out: () => {}, err: (t) => void (stderr += t) });
     const settings: Record<string, string> = {};
+    const operations = new Map<string, OperationInfo>();
     if (code === 0) {
+      const api = await prepare(input.path);
+      const plan = planNames(api.model);
+      for (const op of api.model.operations) operations.set(plan.operations.get(op.id)?.toolName ?? '', { method: op.method, path: op.path });
+      // OAuth2 client credentials: a token obtained elsewhere, as a user without the token service would give.
+      for (const scheme of api.model.securitySchemes) {
+        const token = credentialVariables(serverName, scheme).accessToken;
+        if (token) settings[token] = `dummy-${token.toLowerCase()}`;
+      }
       const config = JSON.parse(await readFile(join(directory, 'mcp.json'), 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
       for (const entry of Object.values(config.mcpServers)) for (const name of Object.keys(entry.env ?? {})) settings[name] = `dummy-${name.toLowerCase()}`;
     }
     const variables = environmentVariables(serverName);
     prepared.push({
-      ...input, directory, serverName, settings,
+      ...input, directory, serverName, settings, operations,
       dll: join(directory, 'bin', 'Release', framework, `${projectName(serverName)}.dll`),
       baseUrlVariable: variables.baseUrl,
       timeoutVariable: variables.timeout,

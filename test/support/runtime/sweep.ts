@@ -73,9 +73,9 @@ export async function sweepSpec(spec: PreparedSpec, options: { seed?: number; ca
         try {
           const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: options.callTimeoutMs ?? 60_000 });
           text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
-          verdict = classify({ text, isError: result.isError === true }, recorder.take());
+          verdict = classify({ text, isError: result.isError === true }, recorder.take(), spec.operations.get(tool.name));
         } catch (error) {
-          verdict = classify({ text: '', isError: true, threw: (error as Error).message }, recorder.take());
+          verdict = classify({ text: '', isError: true, threw: (error as Error).message }, recorder.take(), spec.operations.get(tool.name));
         }
         if (!mock.alive()) {
           // Prism died on this request: the call says so, and a new Prism takes the same port.

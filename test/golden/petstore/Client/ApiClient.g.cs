@@ -30,6 +30,7 @@ public static partial class ApiClient
             .Query("species", species)
             .Query("limit", limit)
             .Header("X-Request-Id", xRequestId)
+            .Accept("application/json")
             .SendAsync<IReadOnlyList<Pet>>(httpClient, ApiResponseKind.Json, cancellationToken);
 
     /// <summary>Create a pet</summary>
@@ -38,6 +39,7 @@ public static partial class ApiClient
     public static Task<ApiResult<Pet>> CreatePetAsync(this HttpClient httpClient, NewPet body, CancellationToken cancellationToken = default)
         => new ApiRequest(HttpMethod.Post, "pet")
             .Path("pets")
+            .Accept("application/json")
             .JsonBody(body, "application/json")
             .SendAsync<Pet>(httpClient, ApiResponseKind.Json, cancellationToken);
 
@@ -48,6 +50,7 @@ public static partial class ApiClient
         => new ApiRequest(HttpMethod.Get, "pet")
             .Path("pets/")
             .PathValue("petId", petId)
+            .Accept("application/json")
             .SendAsync<Pet>(httpClient, ApiResponseKind.Json, cancellationToken);
 
     /// <summary>Update a pet</summary>
@@ -58,6 +61,7 @@ public static partial class ApiClient
         => new ApiRequest(HttpMethod.Put, "pet")
             .Path("pets/")
             .PathValue("petId", petId)
+            .Accept("application/json")
             .JsonBody(body, "application/json")
             .SendAsync<Pet>(httpClient, ApiResponseKind.Json, cancellationToken);
 
@@ -75,6 +79,7 @@ public static partial class ApiClient
     public static Task<ApiResult<IReadOnlyList<Owner>>> ListOwnersAsync(this HttpClient httpClient, CancellationToken cancellationToken = default)
         => new ApiRequest(HttpMethod.Get, "owners")
             .Path("owners")
+            .Accept("application/json")
             .SendAsync<IReadOnlyList<Owner>>(httpClient, ApiResponseKind.Json, cancellationToken);
 
     /// <summary>List an owner's pets</summary>
@@ -85,5 +90,6 @@ public static partial class ApiClient
             .Path("owners/")
             .PathValue("ownerId", ownerId)
             .Path("/pets")
+            .Accept("application/json")
             .SendAsync<IReadOnlyList<Pet>>(httpClient, ApiResponseKind.Json, cancellationToken);
 }

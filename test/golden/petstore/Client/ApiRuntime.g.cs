@@ -130,6 +130,7 @@ public sealed class ApiRequest
     private HttpContent? content;
     private string? problem;
     private string[]? security;
+    private string? accept;
 
     /// <summary>The request option that carries the operation's security requirement to <c>ApiCredentialsHandler</c>.</summary>
     public static readonly HttpRequestOptionsKey<string[]> SecurityOption = new("openapi-mcp-dotnet.security");
@@ -267,6 +268,13 @@ public sealed class ApiRequest
         {
             cookies.Add(Uri.EscapeDataString(name) + "=" + Uri.EscapeDataString(text));
         }
+        return this;
+    }
+
+    /// <summary>The media type the response is read as, sent as <c>Accept</c>.</summary>
+    public ApiRequest Accept(string mediaType)
+    {
+        accept = mediaType;
         return this;
     }
 
@@ -451,6 +459,10 @@ public sealed class ApiRequest
         if (cookies.Count > 0)
         {
             message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
+        }
+        if (accept is not null)
+        {
+            message.Headers.TryAddWithoutValidation("Accept", accept);
         }
         try
         {

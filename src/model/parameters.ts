@@ -1,0 +1,106 @@
+import { GeneratorError, pointerToken, type Diagnostic } from '../errors.js';
+import type { RefResolver } from '../load/refs.js';
+import { SchemaTypes, isObject, text } from './schemas.js';
+import { templateParameters } from './paths.js';
+import type { Parameter, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
+
+const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
+const STRING: TypeRef = { kind: 'primitive', type: 'string', nullable: false };
+
+/** OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored. */
+const IGNORED_HEADERS = /^(accept|content-type|authorization)$/i;
+
+/** AWS Signature Version 4 headers: the signing process writes them, not the caller. */
+const AWS_SIGNATURE_HEADERS = /^x-amz-(date|algorithm|content-sha256|credential|security-token|signature|signedheaders)$/i;
+
+/** What building an operation's parameters needs to know. */
+export interface ParameterContext {
+  readonly refs: RefResolver;
+  readonly schemas: SchemaTypes;
+  /** Parameters are mostly `$ref`s to a few shared ones (GitHub: 2,230 uses of 118): each is built once. */
+  readonly shared: Map<string, Parameter>;
+  readonly display: string;
+  readonly warnings: Diagnostic[];
+}
+
+/**
+ * An operation's parameters: path-item ones overridden by operation ones with the same name and location,
+ * less those no caller should give (ignored and signature headers, keys the credentials already send,
+ * path parameters the template does not have), plus the template's undeclared path parameters.
+ */
+export function operationParameters(
+  context: ParameterContext, path: string, item: Record<string, unknown>, node: Record<string, unknown>, itemAt: string, at: string,
+  credentials: readonly SecurityScheme[],
+): Parameter[] {
+  const merged = mergeParameters(context, item, node, itemAt, at);
+  const inTemplate = new Set(templateParameters(path));
+  const kept = merged.filter((p) => {
+    if (p.location === 'path' && !inTemplate.has(p.name)) {
+      context.warnings.push({ location: `${context.display}#${at}`, message: `path parameter ${JSON.stringify(p.name)} is not in the path ${path}: it is left out` });
+      return false;
+    }
+    // A key the credentials send in the same place is sent once, by them.
+    return !credentials.some((s) => s.kind === 'apiKey' && s.in === p.location && s.parameter.toLowerCase() === p.name.toLowerCase());
+  });
+  for (const name of inTemplate) {
+    if (!kept.some((p) => p.location === 'path' && p.name === name)) {
+      kept.push({ name, location: 'path', required: true, type: STRING, facts: {}, style: 'simple', explode: false, allowEmpty: false });
+    }
+  }
+  return kept;
+}
+
+function mergeParameters(context: ParameterContext, item: Record<string, unknown>, node: Record<string, unknown>, itemAt: string, at: string): Parameter[] {
+  const { refs, shared, display } = context;
+  const merged = new Map<string, Parameter>();
+  const add = (list: unknown, listAt: string): void => {
+    if (list === undefined) return;
+    if (!Array.isArray(list)) throw new GeneratorError('spec', '`parameters` must be an array', `${display}#${listAt}`);
+    list.forEach((raw, index) => {
+      const { value, pointer: paramAt } = refs.follow(raw, `${listAt}/${index}`);
+      const known = shared.get(paramAt);
+      if (known) return void merged.set(`${known.location}:${known.name}`, known);
+      if (!isObject(value)) throw new GeneratorError('spec', 'a parameter must be an object', `${display}#${paramAt}`);
+      const name = value.name;
+      const location = value.in as ParameterLocation;
+      if (typeof name !== 'string' || name === '') throw new GeneratorError('spec', 'a parameter has no `name`', `${display}#${paramAt}`);
+      if (!LOCATIONS.includes(location)) throw new GeneratorError('spec', `parameter ${JSON.stringify(name)} has an unknown location ${JSON.stringify(value.in)}`, `${display}#${paramAt}/in`);
+      if (location === 'header' && (IGNORED_HEADERS.test(name) || AWS_SIGNATURE_HEADERS.test(name))) return;
+      const parameter = buildParameter(context.schemas, value, paramAt, name, location, at);
+      if (paramAt !== `${listAt}/${index}`) shared.set(paramAt, parameter);
+      merged.set(`${location}:${name}`, parameter);
+    });
+  };
+  add(item.parameters, `${itemAt}/parameters`);
+  add(node.parameters, `${at}/parameters`);
+  return [...merged.values()];
+}
+
+function buildParameter(
+  schemas: SchemaTypes, node: Record<string, unknown>, at: string, name: string, location: ParameterLocation, operationAt: string,
+): Parameter {
+  let schema: unknown = node.schema;
+  let schemaAt = `${at}/schema`;
+  if (schema === undefined && isObject(node.content)) {
+    const [mediaType, media] = Object.entries(node.content)[0] ?? [];
+    if (mediaType !== undefined && isObject(media)) {
+      schema = media.schema;
+      schemaAt = `${at}/content/${pointerToken(mediaType)}/schema`;
+    }
+  }
+  const origin = { kind: 'parameter', operation: operationAt, parameter: name } as const;
+  const type = schema === undefined ? STRING : schemas.typeOf(schema, schemaAt, origin);
+  const facts = schemas.facts(schema, schemaAt);
+  const description = text(node.description) ?? facts.description;
+  const style = typeof node.style === 'string' ? node.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
+  return {
+    name,
+    location,
+    required: location === 'path' || node.required === true,
+    type,
+    facts: { ...facts, ...(description !== undefined && { description }) },
+    style,
+    explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
+    allowEmpty: location === 'query' && node.allowEmptyValue === true,
+  };
+}

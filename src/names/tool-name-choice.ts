@@ -1,0 +1,45 @@
+import type { Operation } from '../model/types.js';
+import { asciiWords, unique, words } from './identifiers.js';
+import { MAX_TOOL_NAME_LENGTH, joinToolName, toolNameParts, tokenize, truncateName, type ToolNameParts } from './tool-names.js';
+
+/**
+ * An operation's tool name: from method and path (SPEC 4.3); from the operationId where the path has no
+ * words of its own (`POST /#X-Amz-Target=Service.AssociateFleet`, `/`). When the name is taken, the words
+ * that tell this operation apart are added (API version, the parent resources the length limit dropped,
+ * the item parameter, what follows `#` or `?` in the template, the operationId); a counter only when
+ * nothing tells them apart.
+ */
+export function chooseToolName(op: Operation, prefixLength: number, taken: Set<string>): { name: string; parts: ToolNameParts } {
+  const parts = toolNameParts(op.method, op.requestPath, prefixLength);
+  const fromId = op.operationId === undefined ? '' : asciiWords(op.operationId).join('_');
+  const base = hasWords(op.requestPath, prefixLength) || fromId === '' ? joinToolName(parts) : truncateName(fromId, MAX_TOOL_NAME_LENGTH);
+  for (const candidate of candidates(base, op, parts, fromId)) {
+    const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
+    if (name !== '' && !taken.has(name)) {
+      taken.add(name);
+      return { name, parts };
+    }
+  }
+  return { name: unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_'), parts };
+}
+
+/** Whether the path (after the prefix every path shares) has a resource or action word. */
+function hasWords(path: string, prefixLength: number): boolean {
+  const rest = path.split('/').filter((s) => s !== '').slice(prefixLength).join('/');
+  return tokenize(rest).some((t) => t.kind !== 'param');
+}
+
+/** Lazily: most base names are free, and the others need the path taken apart again. */
+function* candidates(base: string, op: Operation, parts: ToolNameParts, fromId: string): Generator<string> {
+  yield base;
+  const version = op.requestPath.split('/').find((s) => /^v\d+([._]\d+)*$/i.test(s));
+  if (version) yield `${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
+  const longer = joinToolName(parts, MAX_TOOL_NAME_LENGTH);
+  if (longer !== base) yield longer;
+  const lastParam = tokenize(op.requestPath).findLast((t) => t.kind === 'param');
+  if (lastParam?.kind === 'param') yield `${base}_by_${words(lastParam.name).join('_')}`;
+  const baseWords = new Set(base.split('_'));
+  const extra = asciiWords(op.path.slice(op.requestPath.length)).filter((w) => !baseWords.has(w));
+  if (extra.length > 0) yield `${base}_${extra.join('_')}`;
+  if (fromId !== '' && fromId !== base) yield fromId;
+}
