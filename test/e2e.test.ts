@@ -172,7 +172,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
     }
   });
 
-  test('error messages: problem+json, error objects, errors arrays, plain text, HTML, empty bodies, Retry-After, invalid JSON', async () => {
+  test('error messages: problem+json, error objects, errors arrays, plain text, HTML, empty bodies, Retry-After, invalid JSON, 3xx the client does not follow', async () => {
     const canned: Record<string, { status: number; type?: string; body: string; headers?: Record<string, string> }> = {
       '1': { status: 404, type: 'application/problem+json', body: JSON.stringify({ title: 'Not Found', status: 404, detail: 'No pet with id 1' }) },
       '2': { status: 404, body: '' },
@@ -183,6 +183,9 @@ describe('generated Petstore server, driven by an MCP client', () => {
       '7': { status: 200, type: 'application/json', body: 'not json{' },
       '8': { status: 404, type: 'application/json', body: JSON.stringify({ error: 'Not Found' }) },
       '9': { status: 503, type: 'application/json', body: '{}' },
+      '10': { status: 302, body: '' },
+      '11': { status: 304, body: '' },
+      '12': { status: 300, body: '' },
     };
     const server: Server = createServer((request, response) => {
       const reply = canned[request.url?.split('/').pop() ?? ''] ?? { status: 418, body: '' };
@@ -205,6 +208,11 @@ describe('generated Petstore server, driven by an MCP client', () => {
       assert.match(answers[6] ?? '', /^Error: The response to GET \/pets\/7 is not valid JSON for Pet: .* \(HTTP 200\)$/);
       assert.equal(answers[7], 'Error: Pet not found: GET /pets/8 (HTTP 404)');
       assert.equal(answers[8], 'Error: The API failed on GET /pets/9: Service Unavailable (HTTP 503)');
+      assert.deepEqual(answers.slice(9), [
+        'Error: GET /pets/10 answered a redirect (Found) without a Location header (HTTP 302)',
+        'Error: GET /pets/11 answered that the pet has not changed (not modified) (HTTP 304)',
+        'Error: GET /pets/12 has several representations and the API did not choose one (HTTP 300)',
+      ]);
     } finally {
       await misbehaving.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -36,7 +36,7 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.ok(build.ok, build.output);
     assert.equal(build.warnings, 0, build.output);
     api = await startKitchenSinkApi();
-    client = await connect((await readMcpEntry(directory)).entry, { SINK_BASE_URL: api.url });
+    client = await connect((await readMcpEntry(directory)).entry, { SINK_BASE_URL: api.url, SINK_API_KEY: 'key-1' });
   });
 
   after(async () => {
@@ -51,7 +51,8 @@ describe('kitchen-sink API through the generated MCP server', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), [
       'list_items', 'create_item', 'get_item', 'delete_item', 'update_item_photo', 'get_item_photo', 'get_item_note',
-      'update_item_note', 'login', 'create_shape', 'get_count', 'get_tree', 'get_task',
+      'update_item_note', 'login', 'create_shape', 'get_count', 'get_tree', 'get_task', 'create_file', 'get_file', 'create_chart',
+      'list_reports', 'list_reports_summary', 'create_event',
     ]);
     for (const tool of tools) {
       const schema = tool.inputSchema as Schema;
@@ -107,6 +108,9 @@ describe('kitchen-sink API through the generated MCP server', () => {
     const upload = await callText(client, 'update_item_photo', { id: '1', body: { file: Buffer.from('hello').toString('base64'), caption: 'hi' } });
     assert.deepEqual(JSON.parse(upload), { size: 5, caption: 'hi' });
     assert.match(String(last().headers['content-type']), /^multipart\/form-data; boundary=/);
+    // RFC 7578: names and file names are quoted strings.
+    assert.match(last().body.toString('latin1'), /Content-Disposition: form-data; name="file"; filename="file"\r\n/);
+    assert.match(last().body.toString('latin1'), /Content-Disposition: form-data; name="caption"\r\n/);
     assert.deepEqual(JSON.parse(await callText(client, 'get_item_photo', { id: '1' })), {
       status: 200, contentType: 'image/png', fileName: 'photo.png', length: 4, base64: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'),
     });
@@ -114,6 +118,46 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.equal(await callText(client, 'update_item_note', { id: '1', body: 'new note' }), '{"status":204}');
     assert.equal(last().body.toString('utf8'), 'new note');
     assert.match(String(last().headers['content-type']), /^text\/plain/);
+  });
+
+  test('format: binary under */* and application/json is bytes both ways, never JSON', async () => {
+    assert.deepEqual(JSON.parse(await callText(client, 'create_file', { body: Buffer.from([1, 2, 3]).toString('base64') })), { size: 3, type: 'application/octet-stream' });
+    assert.deepEqual([...last().body], [1, 2, 3]);
+    assert.deepEqual(JSON.parse(await callText(client, 'get_file', { name: 'x' })), { status: 200, contentType: 'application/json', length: 3, base64: Buffer.from([0x7b, 0x00, 0xff]).toString('base64') });
+  });
+
+  test('a request body with properties that differ only in case (xAxis, xaxis); queries and fragments in path templates', async () => {
+    assert.deepEqual(JSON.parse(await callText(client, 'create_chart', { body: { xAxis: 'time', xaxis: 5 } })), { xAxis: 'time', xaxis: 5 });
+    assert.equal(await callText(client, 'list_reports'), JSON.stringify('a,b\n1,2'));
+    assert.equal(last().url, '/v1/reports?format=csv');
+    assert.equal(last().headers.accept, 'text/csv');
+    assert.deepEqual(JSON.parse(await callText(client, 'list_reports_summary', { days: 7 })), { days: 7 });
+    assert.equal(last().url, '/v1/reports?days=7');
+  });
+
+  test('arguments are checked against every published constraint before anything is sent', async () => {
+    const count = api.requests.length;
+    const refused = async (args: Record<string, unknown>): Promise<string> => {
+      const result = await client.callTool({ name: 'create_event', arguments: args });
+      assert.equal(result.isError, true);
+      return (result.content as { text: string }[])[0]?.text ?? '';
+    };
+    const body = { title: 'Launch', when: '2024-05-01T12:00:00Z' };
+    const prefix = 'Error: invalid arguments for create_event: ';
+    assert.equal(await refused({ day: 'tomorrow', body }), `${prefix}'day' must be a date (yyyy-MM-dd)`);
+    assert.equal(await refused({ day: '2024-05-01', body: { title: 'launch party in the big hall', when: 'noon' } }),
+      `${prefix}'body.title' must have at most 20 characters; 'body.title' must match the pattern ^[A-Z]; 'body.when' must be a date and time (RFC 3339, e.g. 2024-05-01T12:00:00Z)`);
+    assert.equal(await refused({ day: '2024-05-01', body: { ...body, id: 'x', contact: 'nobody', link: 'not a uri', level: 'medium', size: 'huge', price: 1000, code: '***' } }),
+      `${prefix}'body.id' must be a UUID; 'body.contact' must be an email address; 'body.link' must be an absolute URI; 'body.level' must be one of "low", "high"; 'body.size' fits none of the allowed forms; 'body.price' must be at least 0 and less than 1000 (not 1000); 'body.code' must be base64-encoded`);
+    assert.equal(await refused({ day: '2024-05-01', body, tags: ['red', 'red', 'pink'], limit: 7, ref: 'x' }),
+      `${prefix}'tags[2]' must be one of "red", "green", "blue"; 'tags' must not repeat items; 'limit' must be a multiple of 5; 'ref' must match the pattern ^ref-[0-9]+$`);
+    assert.equal(await refused({ day: '2024-05-01', body: { title: 'Launch' }, tags: [] }), `${prefix}'body.when' is required; 'body' must have at least 2 properties; 'tags' must have at least 1 items`);
+    assert.equal(await refused({ day: '2024-05-01', body, limit: 0 }), `${prefix}'limit' must be more than 0 and at most 100 (not 0)`);
+    assert.equal(api.requests.length, count, 'nothing was sent');
+    const sent = JSON.parse(await callText(client, 'create_event', { day: '2024-05-01', body: { ...body, size: 2, level: 'low', code: 'AQID' }, tags: ['red', 'blue'], limit: 25, ref: 'ref-7' }));
+    assert.deepEqual(sent, { title: 'Launch', when: '2024-05-01T12:00:00+00:00', level: 'low', size: 2, code: 'AQID' });
+    assert.equal(last().url, '/v1/events/2024-05-01?tags=red&tags=blue&limit=25&ref=ref-7');
+    assert.equal(last().headers['x-api-key'], 'key-1');
   });
 
   test('form bodies, oneOf bodies, primitive and recursive responses, names that clash with C#', async () => {

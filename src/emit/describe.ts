@@ -26,7 +26,8 @@ export function valueDescription(facts: SchemaFacts, type: TypeRef | undefined, 
     const more = values.length > MAX_ENUM_VALUES ? `, … (${values.length} in all)` : '';
     parts.push(`Allowed values: ${shown.join(', ')}${more}.`);
   }
-  if (facts.defaultValue !== undefined) parts.push(`Default: ${showValue(facts.defaultValue)}.`);
+  // A default outside the allowed values is the spec's mistake: it is not repeated.
+  if (facts.defaultValue !== undefined && !(values && !values.some((v) => JSON.stringify(v) === JSON.stringify(facts.defaultValue)))) parts.push(`Default: ${showValue(facts.defaultValue)}.`);
   return parts.length > 0 ? parts.join(' ') : undefined;
 }
 

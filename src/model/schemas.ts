@@ -57,7 +57,7 @@ export class SchemaTypes {
         return unionNullable ? nullable(inner) : inner;
       }
       const types = variants.map(({ variant, index }) => this.typeOf(variant, `${at}/${key}/${index}`, { kind: 'variant', of: origin, index }));
-      return withConstraints({ kind: 'any', nullable: true, ...(types.length > 0 && { union: { kind: key, variants: types } }) }, constraintsOf(node));
+      return withConstraints({ kind: 'any', nullable: unionNullable, ...(types.length > 0 && { union: { kind: key, variants: types } }) }, constraintsOf(node));
     }
 
     const declared = declaredType(node);

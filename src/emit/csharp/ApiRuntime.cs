@@ -323,13 +323,22 @@ public sealed class ApiRequest
             {
                 foreach (var item in Items(value))
                 {
-                    multipart.Add(Part(item), name, item is ApiFile { FileName: { } fileName } ? fileName : name);
+                    var part = Part(item);
+                    // RFC 7578: the name and file name are quoted strings (.NET writes them bare).
+                    part.Headers.ContentDisposition = new ContentDispositionHeaderValue("form-data")
+                    {
+                        Name = Quoted(name),
+                        FileName = item is byte[] or ApiFile ? Quoted(item is ApiFile { FileName: { } fileName } ? fileName : name) : null,
+                    };
+                    multipart.Add(part);
                 }
             }
             content = multipart;
         }
         return this;
     }
+
+    private static string Quoted(string text) => "\"" + text.Replace("\\", "\\\\").Replace("\"", "\\\"").Replace("\r", string.Empty).Replace("\n", string.Empty) + "\"";
 
     private static HttpContent Part(object? value)
     {
@@ -418,7 +427,8 @@ public sealed class ApiRequest
         if (body is not null)
         {
             var bytes = new ByteArrayContent(body);
-            bytes.Headers.ContentType = MediaTypeHeaderValue.TryParse(mediaType, out var type) ? type : new MediaTypeHeaderValue("application/octet-stream");
+            // A range such as */* or image/* names no type: the bytes go as application/octet-stream.
+            bytes.Headers.ContentType = MediaTypeHeaderValue.TryParse(mediaType, out var type) && type.MediaType?.Contains('*') != true ? type : new MediaTypeHeaderValue("application/octet-stream");
             content = bytes;
         }
         return this;
@@ -600,6 +610,10 @@ public static class ApiErrorMessages
         }
         var message = fromBody ?? status switch
         {
+            300 => $"{request.Display} has several representations and the API did not choose one",
+            304 => $"{request.Display} answered that the {request.Subject} has not changed (not modified)",
+            >= 300 and < 400 when response.Headers.Location is { } location => $"{request.Display} was redirected to {location}, which was not followed",
+            >= 300 and < 400 => $"{request.Display} answered a redirect ({reason}) without a Location header",
             400 => $"{request.Display} was rejected as invalid",
             401 => $"{request.Display} needs authentication",
             403 => $"{request.Display} is not allowed",

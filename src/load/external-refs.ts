@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GeneratorError, pointer } from '../errors.js';
+import { parseSpecText } from './parse.js';
+import { describeIoError, type SpecSource } from './source.js';
+
+/** External `$ref`s: found in the document, confined to the spec's own folder or host, bundled into it. */
+
+interface ExternalRef {
+  readonly at: string;
+  readonly ref: string;
+}
+
+/** False when the text certainly has no `$ref` outside the document (JSON or YAML spelling). */
+export function mayHaveExternalRefs(text: string): boolean {
+  return /\$ref['"]?\s*:\s*['"]?(?!#)[^\s'"]/.test(text);
+}
+
+/** Every `$ref` that does not point into the document itself. */
+export function findExternalRefs(root: unknown): ExternalRef[] {
+  const found: ExternalRef[] = [];
+  const path: string[] = [];
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => { path.push(String(index)); visit(item); path.pop(); });
+      return;
+    }
+    const ref = (node as Record<string, unknown>).$ref;
+    if (typeof ref === 'string' && !ref.startsWith('#')) found.push({ at: pointer(...path), ref });
+    for (const [key, value] of Object.entries(node)) {
+      if (value !== null && typeof value === 'object') { path.push(key); visit(value); path.pop(); }
+    }
+  };
+  visit(root);
+  return found;
+}
+
+/**
+ * Pulls external files into the document. References may only reach files under the spec's own
+ * folder (local specs) or the spec's own host (URL specs), unless `allowAnywhere`.
+ */
+export async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean): Promise<Record<string, unknown>> {
+  if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
+  const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
+  try {
+    // Files reached through other files are checked too: the built-in resolvers may read only what is
+    // allowed, and the guard, alone able to read the rest, refuses it.
+    const allowed = (file: { url: string }): boolean => allowAnywhere || !isOutside(file.url, source);
+    const guard = {
+      order: 0,
+      canRead: (file: { url: string }) => !allowed(file),
+      read: (file: { url: string }) => {
+        // A ResolverError is passed on as it is (its message intact); other errors become "Error reading file".
+        throw new ResolverError({ message: `${file.url} is outside the spec's ${source.isUrl ? 'host' : 'folder'} (--allow-external-refs allows more)` } as Error, file.url);
+      },
+    };
+    const bundled = await $RefParser.bundle(source.location, root, {
+      continueOnError: true,
+      resolve: {
+        external: true,
+        guard,
+        file: { canRead: (file: { url: string }) => !/^https?:/i.test(file.url) && allowed(file) },
+        http: source.isUrl || allowAnywhere ? { timeout: 60_000, canRead: (file: { url: string }) => /^https?:/i.test(file.url) && allowed(file) } : false,
+      },
+      dereference: { circular: true },
+    } as never);
+    return bundled as unknown as Record<string, unknown>;
+  } catch (error) {
+    throw describeBundleError(error, source, root);
+  }
+}
+
+interface BundleError { message?: string; source?: string; path?: readonly (string | number)[] | null; ioErrorCode?: string; code?: string }
+
+/**
+ * The first problem the bundler met, as a one-line error at the `$ref` that caused it: the file that holds
+ * it (the spec, or a file it references) and the JSON pointer there, the `$ref` as written, and why.
+ */
+function describeBundleError(error: unknown, source: SpecSource, root: Record<string, unknown>): GeneratorError {
+  const first = ((error as { errors?: BundleError[] }).errors?.[0] ?? error) as BundleError;
+  const reason = (first.ioErrorCode ? `cannot read ${/(?:file|open) '?([^':]+)/.exec(first.message ?? '')?.[1] ?? 'the file'}: ${describeIoError({ code: first.ioErrorCode })}` : (first.message ?? String(error)).split('\n')[0]) ?? '';
+  if (!Array.isArray(first.path) || first.source === undefined) return new GeneratorError('spec', `cannot resolve an external $ref: ${reason}`, `${source.display}#`);
+  const at = pointer(...first.path);
+  const inSpec = first.source === source.location || first.source === pathToFileURL(resolvePath(source.location)).href || /^https?:/i.test(first.source) && first.source === source.location;
+  const holder = inSpec ? root : readReferencing(first.source);
+  const ref = valueAt(holder, [...first.path, '$ref']);
+  const where = inSpec ? source.display : relativeDisplay(first.source, source);
+  return new GeneratorError('spec', `cannot resolve the external $ref ${typeof ref === 'string' ? JSON.stringify(ref) : ''}: ${reason}`.replace(' :', ':'), `${where}#${at}`);
+}
+
+/** A referenced file as the bundler read it (only to quote a `$ref` in an error). */
+function readReferencing(location: string): unknown {
+  try {
+    const path = /^file:/i.test(location) ? fileURLToPath(location) : location;
+    return /^https?:/i.test(path) ? undefined : parseSpecText(readFileSync(path, 'utf8'), path);
+  } catch {
+    return undefined;
+  }
+}
+
+function valueAt(node: unknown, path: readonly (string | number)[]): unknown {
+  let current = node;
+  for (const token of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[String(token)];
+  }
+  return current;
+}
+
+/** A referenced file, as its path relative to the spec's folder where it lies under it. */
+function relativeDisplay(location: string, source: SpecSource): string {
+  if (/^https?:/i.test(location) || source.isUrl) return location;
+  const path = /^file:/i.test(location) ? fileURLToPath(location) : location;
+  const rel = relative(dirname(resolvePath(source.location)), path);
+  return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+/** True when a file or URL the bundler wants lies outside the spec's own folder (or host). */
+function isOutside(url: string, source: SpecSource): boolean {
+  if (source.isUrl) return !/^https?:/i.test(url) || new URL(url).origin !== new URL(source.location).origin;
+  if (/^https?:/i.test(url)) return true;
+  const path = /^file:/i.test(url) ? fileURLToPath(url) : url;
+  const rel = relative(dirname(resolvePath(source.location)), resolvePath(path));
+  return rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel);
+}
+
+function checkExternalRef(ref: string, source: SpecSource, at: string): void {
+  const target = ref.split('#')[0] ?? '';
+  const where = `${source.display}#${at}`;
+  if (source.isUrl) {
+    const resolved = new URL(target, source.location);
+    if (resolved.origin !== new URL(source.location).origin) {
+      throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} points to another host; only the spec's own host is allowed (--allow-external-refs allows more)`, where);
+    }
+    return;
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
+    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} is a URL; a local spec may only reference files in its own folder (--allow-external-refs allows more)`, where);
+  }
+  const folder = dirname(resolvePath(source.location));
+  const file = resolvePath(folder, decodeURIComponent(target));
+  const rel = relative(folder, file);
+  if (rel.startsWith('..' + sep) || rel === '..' || isAbsolute(rel)) {
+    throw new GeneratorError('spec', `external $ref ${JSON.stringify(ref)} leaves the spec's folder (--allow-external-refs allows more)`, where);
+  }
+}
