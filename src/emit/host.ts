@@ -34,7 +34,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
   return [
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
-    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`),
+    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`, options.clientNamespace),
     template('McpToolSupport', 'McpToolSupport.cs', options.namespace, `the server ${options.serverName}`),
   ];
 }

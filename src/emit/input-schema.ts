@@ -42,9 +42,19 @@ function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
   if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
     schema = { ...schema, minLength: 1 };
   }
+  // A required array sent as repeated fields (query, forms) has no way to say "empty": it needs an item.
+  if (!p.optional && schema.type === 'array' && p.source.kind === 'parameter' && p.source.parameter.location === 'query') schema = atLeastOne(schema);
+  if (p.source.kind === 'body' && (p.source.body.kind === 'form' || p.source.body.kind === 'multipart') && isObjectSchema(schema)) {
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    schema = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, required.has(name) && property.type === 'array' ? atLeastOne(property) : property])) };
+  }
   const defaultValue = p.source.kind === 'parameter' ? p.source.parameter.facts.defaultValue : undefined;
   return { description: p.schemaDescription, ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
 }
+
+const atLeastOne = (schema: JsonSchema): JsonSchema => (Number(schema.minItems) >= 1 ? schema : { ...schema, minItems: 1 });
+const isObjectSchema = (schema: JsonSchema): schema is JsonSchema & { properties: Record<string, JsonSchema> } =>
+  schema.properties !== null && typeof schema.properties === 'object';
 
 function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number): JsonSchema {
   const schema = bareSchema(model, type, seen, depth);

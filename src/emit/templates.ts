@@ -6,7 +6,11 @@ import type { GeneratedFile } from './file.js';
 /** The fixed C# files, kept as real files in src/emit/csharp (shipped with the package). */
 const TEMPLATES = new URL('src/emit/csharp/', PACKAGE_ROOT);
 
-/** A fixed C# file in the given namespace, under the usual banner. */
-export function template(name: string, path: string, namespace: string, source: string): GeneratedFile {
-  return { path, content: banner(source) + readFileSync(new URL(`${name}.cs`, TEMPLATES), 'utf8').replace('__NAMESPACE__', namespace) };
+/**
+ * A fixed C# file under the usual banner, in `namespace`; `clientNamespace` (default: the same) fills
+ * `__CLIENT_NAMESPACE__` in the host's files, which use the client's runtime.
+ */
+export function template(name: string, path: string, namespace: string, source: string, clientNamespace = namespace): GeneratedFile {
+  const text = readFileSync(new URL(`${name}.cs`, TEMPLATES), 'utf8').replace('__NAMESPACE__', namespace).replace('__CLIENT_NAMESPACE__', clientNamespace);
+  return { path, content: banner(source) + text };
 }

@@ -69,8 +69,15 @@ export class SchemaTypes {
       case 'array': {
         const items = node.items;
         const itemOrigin: TypeOrigin = origin.kind === 'property' ? { kind: 'items', parent: origin.parent, property: origin.property } : origin;
-        const itemType = items === undefined || Array.isArray(items) ? ANY : this.typeOf(items, `${at}/items`, itemOrigin);
-        return withConstraints({ kind: 'array', items: itemType, nullable: isNull }, constraintsOf(node));
+        let itemType = items === undefined || Array.isArray(items) ? ANY : this.typeOf(items, `${at}/items`, itemOrigin);
+        const own = constraintsOf(node);
+        // An enum of scalars on an array can only mean the items' values (a frequent slip in specs).
+        if (own?.enum && own.enum.every((v) => v === null || typeof v !== 'object')) {
+          const { enum: values, ...rest } = own;
+          itemType = withConstraints(itemType, { enum: values });
+          return withConstraints({ kind: 'array', items: itemType, nullable: isNull }, Object.keys(rest).length > 0 ? rest : undefined);
+        }
+        return withConstraints({ kind: 'array', items: itemType, nullable: isNull }, own);
       }
       case 'string': return withConstraints(primitive(stringType(text(node.format)), isNull), constraintsOf(node));
       case 'integer': return withConstraints(primitive(node.format === 'int32' ? 'int' : 'long', isNull), constraintsOf(node));
@@ -317,6 +324,9 @@ function numberType(format: string | undefined): Primitive {
   switch (format) {
     case 'float': return 'float';
     case 'decimal': return 'decimal';
+    // `type: number, format: int32` is a whole number, as the format says.
+    case 'int32': return 'int';
+    case 'int64': return 'long';
     default: return 'double';
   }
 }

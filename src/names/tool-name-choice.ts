@@ -11,7 +11,7 @@ import { MAX_TOOL_NAME_LENGTH, joinToolName, toolNameParts, tokenize, truncateNa
  */
 export function chooseToolName(op: Operation, prefixLength: number, taken: Set<string>): { name: string; parts: ToolNameParts } {
   const parts = toolNameParts(op.method, op.requestPath, prefixLength);
-  const fromId = op.operationId === undefined ? '' : asciiWords(op.operationId).join('_');
+  const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
   const base = hasWords(op.requestPath, prefixLength) || fromId === '' ? joinToolName(parts) : truncateName(fromId, MAX_TOOL_NAME_LENGTH);
   for (const candidate of candidates(base, op, parts, fromId)) {
     const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
@@ -21,6 +21,17 @@ export function chooseToolName(op: Operation, prefixLength: number, taken: Set<s
     }
   }
   return { name: unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_'), parts };
+}
+
+/**
+ * An operationId as a snake_case name, when it reads as words: `AssociateFleet` → associate_fleet, but not
+ * `58d8bcb7a9e6240e200cff24` (mostly letters in words of two or more, or nothing).
+ */
+function readableName(operationId: string): string {
+  const parts = asciiWords(operationId);
+  const total = parts.reduce((n, w) => n + w.length, 0);
+  const wordy = parts.filter((w) => w.length >= 2 && /^[a-z]+$/.test(w)).reduce((n, w) => n + w.length, 0);
+  return wordy > 0 && wordy * 2 >= total ? parts.join('_') : '';
 }
 
 /** Whether the path (after the prefix every path shares) has a resource or action word. */

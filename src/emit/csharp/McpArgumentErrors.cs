@@ -10,6 +10,7 @@ using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using __CLIENT_NAMESPACE__;
 
 namespace __NAMESPACE__;
 
@@ -81,10 +82,6 @@ internal static class McpArgumentErrors
         if (types.Count > 0 && !types.Any(type => Fits(type, value)))
         {
             problems.Add($"'{path}' must be {string.Join(" or ", types.Where(t => t != "null").Select(Article))}");
-            return;
-        }
-        if (value.ValueKind == JsonValueKind.Null)
-        {
             return;
         }
         if (schema.TryGetProperty("enum", out var allowed) && allowed.ValueKind == JsonValueKind.Array && !allowed.EnumerateArray().Any(a => SameValue(a, value)))
@@ -253,11 +250,8 @@ internal static class McpArgumentErrors
         }
     }
 
-    private static bool IsBase64(string text)
-    {
-        var buffer = new byte[text.Length];
-        return Convert.TryFromBase64String(text, buffer, out _);
-    }
+    /// <summary>Base64 as the server reads it: padded or not, standard or URL-safe (see <c>ApiJson</c>).</summary>
+    private static bool IsBase64(string text) => ApiBase64.TryDecode(text, out _);
 
     private static bool FitsFormat(string format, string text) => format switch
     {

@@ -1,20 +1,31 @@
 /**
  * Tool arguments made only from a tool's published input schema, as an AI client makes them: values of
- * the right type that honour enum, format, pattern, lengths, ranges and items (json-schema-faker).
+ * the right type that honour enum, format, pattern, lengths, ranges and items (json-schema-faker), checked
+ * against the schema by a JSON Schema validator (Ajv), so that every call the sweep makes is a valid one.
  */
-import { generateSync } from 'json-schema-faker';
+import { generateSync, registerFormat } from 'json-schema-faker';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 type Schema = Record<string, unknown>;
 
 /** `required`: only the required arguments (and required properties inside them); `all`: every optional one too. */
 export type ArgumentMode = 'required' | 'all';
 
+const BASE64_FORMAT = 'sweep-base64';
+registerFormat(BASE64_FORMAT, (random) => Buffer.from(Array.from({ length: random.int(1, 24) }, () => random.int(0, 255))).toString('base64'));
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
+
 /**
- * The schema without `null` as a choice and without `default: null`: a null argument means "not given",
- * and the point of `all` is to give every argument a value.
+ * The schema as json-schema-faker should read it: without `null` as a choice and without `default: null`
+ * (a null argument means "not given", and the point of `all` is to give every argument a value), with
+ * base64 strings as a format it can make, and 32-bit integers within their bounds.
  */
-function withoutNull(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutNull);
+function forGeneration(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forGeneration);
   if (node === null || typeof node !== 'object') return node;
   const result: Schema = {};
   for (const [key, value] of Object.entries(node as Schema)) {
@@ -22,15 +33,15 @@ function withoutNull(node: unknown): unknown {
     if (key === 'type' && Array.isArray(value)) {
       const types = value.filter((t) => t !== 'null');
       result.type = types.length === 1 ? types[0] : types;
-      continue;
-    }
-    if (key === 'enum' && Array.isArray(value)) {
+    } else if (key === 'enum' && Array.isArray(value)) {
       result.enum = value.filter((v) => v !== null);
-      continue;
+    } else if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(value)) {
+      result[key] = value.filter((v) => !(v !== null && typeof v === 'object' && (v as Schema).type === 'null')).map(forGeneration);
+    } else {
+      result[key] = key === 'const' || key === 'default' || key === 'examples' ? value : forGeneration(value);
     }
-    result[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : withoutNull(value);
   }
-  // json-schema-faker knows no integer formats: a 32-bit integer gets the bounds its format implies.
+  if (result.contentEncoding === 'base64') result.format = BASE64_FORMAT;
   if (result.format === 'int32') {
     result.minimum ??= -(2 ** 31);
     result.maximum ??= 2 ** 31 - 1;
@@ -38,8 +49,7 @@ function withoutNull(node: unknown): unknown {
   return result;
 }
 
-export function argumentsFor(inputSchema: unknown, mode: ArgumentMode, seed: number): Record<string, unknown> {
-  const schema = withoutNull(inputSchema) as Schema;
+function generate(schema: Schema, mode: ArgumentMode, seed: number): Record<string, unknown> {
   const value = generateSync(schema as never, {
     seed,
     requiredOnly: mode === 'required',
@@ -50,4 +60,21 @@ export function argumentsFor(inputSchema: unknown, mode: ArgumentMode, seed: num
     failOnInvalidTypes: false,
   } as never);
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** Arguments that fit the schema, trying a few seeds; otherwise the validator's complaint about the last try. */
+export function argumentsFor(inputSchema: object, mode: ArgumentMode, seed: number): { arguments: Record<string, unknown> } | { problem: string } {
+  let validate = validators.get(inputSchema);
+  if (!validate) {
+    validate = ajv.compile(inputSchema);
+    validators.set(inputSchema, validate);
+  }
+  const schema = forGeneration(inputSchema) as Schema;
+  let problem = '';
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const args = generate(schema, mode, seed + attempt * 1000);
+    if (validate(args)) return { arguments: args };
+    problem = ajv.errorsText(validate.errors, { dataVar: 'arguments' });
+  }
+  return { problem };
 }

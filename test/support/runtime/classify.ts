@@ -4,11 +4,15 @@ import type { Exchange } from './recorder.js';
 /**
  * `ok`; `rejected`: the mock refused the request (its validation message is the reason); `unreadable`:
  * a 2xx the tool turned into `Error:`; `not-sent`: no request left the server; `mock-limit`: the mock
- * could not answer (Prism 5xx, or a spec with no 2xx response); `failed`: the MCP call itself failed.
+ * could not answer (Prism 5xx, or a spec with no 2xx response); `failed`: the MCP call itself failed;
+ * `unfit`: the argument generator made no arguments that fit the schema, so no call was made.
  */
-export type CallClass = 'ok' | 'rejected' | 'unreadable' | 'not-sent' | 'mock-limit' | 'failed';
+export type CallClass = 'ok' | 'rejected' | 'unreadable' | 'not-sent' | 'mock-limit' | 'failed' | 'unfit';
 
-export const CALL_CLASSES: readonly CallClass[] = ['ok', 'rejected', 'unreadable', 'not-sent', 'mock-limit', 'failed'];
+export const CALL_CLASSES: readonly CallClass[] = ['ok', 'rejected', 'unreadable', 'not-sent', 'mock-limit', 'failed', 'unfit'];
+
+/** Classes that say nothing of the generated server: left out of its share of OK calls. */
+export const NOT_COUNTED: ReadonlySet<CallClass> = new Set(['mock-limit', 'unfit']);
 
 export interface Answer {
   readonly text: string;
@@ -53,6 +57,35 @@ function refusal({ type, title, detail, validation }: Problem): string {
 /** OpenAPI: header parameters named Accept, Content-Type or Authorization SHALL be ignored; Prism checks them. */
 const IGNORED_HEADER = /^header(\.|: Request header must have required property )'?(accept|content-type|authorization)'?/i;
 
+/**
+ * When Prism's complaint about a request is its own misreading, what it misread: a header OpenAPI says to
+ * ignore; a query parameter the request does not have (Prism fills absent deepObject parameters in);
+ * a path parameter the operation's template does not have (Prism matched another template); an array in
+ * a form body sent as one field (forms repeat a field per item, and Prism reads one as a string).
+ */
+function mockMisreading(violations: readonly string[], exchange: Exchange, operation: OperationInfo | undefined): string | undefined {
+  if (violations.every((v) => IGNORED_HEADER.test(v))) return 'Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization)';
+  const sent = new Set([...new URL(exchange.url, 'http://mock').searchParams.keys()].map((k) => k.split('[')[0]?.toLowerCase()));
+  const queried = violations.map((v) => /^(?:request\.)?query\.([^.:]+)/.exec(v)?.[1]);
+  if (queried.every((name) => name !== undefined && !sent.has(name.toLowerCase()))) return 'Prism validates query parameters the request does not have';
+  const template = new Set([...(operation?.path ?? '').matchAll(/\{([^}]+)\}/g)].map((m) => m[1]?.toLowerCase()));
+  const paths = violations.map((v) => /^(?:request\.)?path\.([^.:]+)/.exec(v)?.[1]);
+  if (operation && paths.every((name) => name !== undefined && !template.has(name.toLowerCase()))) return `Prism matched the request to another path template than ${operation.path}`;
+  const form = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(String(exchange.requestHeaders['content-type'] ?? ''));
+  if (form && violations.every((v) => / must be array$/.test(v))) return 'Prism reads an array field sent once in a form as a string';
+  return undefined;
+}
+
+/** The response violation Prism reported where the tool failed to read the answer (its JSON path), if any. */
+function badAnswer(text: string, violations: readonly string[]): string | undefined {
+  const path = /Path: \$\.?([^ |]*)/.exec(text)?.[1]?.replace(/\[(\d+)\]/g, '.$1').replace(/\['([^']*)'\]/g, '.$1');
+  if (path === undefined) return undefined;
+  return violations.find((v) => {
+    const at = /^response\.body\.?([^:]*)/.exec(v)?.[1];
+    return at !== undefined && (path === '' ? at === '' : path.startsWith(at) || at.startsWith(path));
+  });
+}
+
 /** What the classification knows of the operation behind a tool. */
 export interface OperationInfo {
   readonly method: string;
@@ -67,7 +100,8 @@ export function classify(answer: Answer, exchanges: readonly Exchange[], operati
   if (!last) return failed ? { class: 'not-sent', reason: answer.text } : { class: 'failed', reason: `answered without calling the API: ${answer.text.slice(0, 200)}` };
   const request = `${last.method} ${last.url} → ${last.status < 0 ? 'no answer' : last.status}`;
   if (last.status < 0) return { class: 'mock-limit', reason: `the mock did not answer before the server's timeout: ${answer.text.slice(0, 200)}`, request };
-  if (last.status === 0) return { class: 'failed', reason: last.responseBody, request };
+  // The proxy could not reach Prism (it was restarted, or died): nothing the server did.
+  if (last.status === 0) return { class: 'mock-limit', reason: `the mock dropped the connection: ${last.responseBody}`, request };
   // Prism validates its own answers too; only what it says of the request counts here.
   const violations = [...new Set(last.violations.filter((v) => !v.startsWith('response')))];
   const routed = operation !== undefined && /[?#]/.test(operation.path);
@@ -75,12 +109,15 @@ export function classify(answer: Answer, exchanges: readonly Exchange[], operati
     return { class: 'mock-limit', reason: `the spec tells this operation apart by ${JSON.stringify(operation.path.slice(operation.path.search(/[?#]/)))} in its path template, which is not part of the request path (a fragment is never sent): Prism cannot route the request to it`, request };
   }
   if (violations.length > 0) {
-    if (violations.every((v) => IGNORED_HEADER.test(v))) {
-      return { class: 'mock-limit', reason: `Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization): ${violations.join('; ')}`, request };
-    }
+    const limit = mockMisreading(violations, last, operation);
+    if (limit) return { class: 'mock-limit', reason: `${limit}: ${violations.join('; ')}`, request };
     return { class: 'rejected', reason: violations.join('; '), request };
   }
-  if (last.status >= 200 && last.status < 300) return failed ? { class: 'unreadable', reason: answer.text, request } : { class: 'ok', reason: '', request };
+  if (last.status >= 200 && last.status < 300) {
+    if (!failed) return { class: 'ok', reason: '', request };
+    const wrong = badAnswer(answer.text, last.violations);
+    return wrong ? { class: 'mock-limit', reason: `the mock's answer does not fit the spec's own response schema where the tool could not read it (${wrong}): ${answer.text}`, request } : { class: 'unreadable', reason: answer.text, request };
+  }
   const body = problem(last.responseBody);
   const prism = typeof body.type === 'string' && body.type.startsWith(PRISM_ERRORS);
   if (last.status >= 500) return { class: 'mock-limit', reason: prism ? refusal(body) : `HTTP ${last.status}`, request };

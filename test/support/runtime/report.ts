@@ -1,5 +1,5 @@
 /** docs/runtime-report.md: per spec and in total, and every call that was not OK, with its cause. */
-import { CALL_CLASSES, type CallClass } from './classify.js';
+import { CALL_CLASSES, NOT_COUNTED, type CallClass } from './classify.js';
 import { tally, type SpecRun } from './sweep.js';
 
 const LABELS: Record<CallClass, string> = {
@@ -9,14 +9,15 @@ const LABELS: Record<CallClass, string> = {
   'not-sent': 'not sent',
   'mock-limit': 'mock limitation',
   failed: 'call failed',
+  unfit: 'no valid arguments made',
 };
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
 
-/** Share of calls that are OK, mock limitations left out. */
+/** Share of calls that are OK, leaving out those that say nothing of the generated server. */
 export function okShare(runs: readonly SpecRun[]): { ok: number; counted: number } {
   const counts = tally(runs.flatMap((r) => r.calls));
-  return { ok: counts.ok, counted: CALL_CLASSES.filter((c) => c !== 'mock-limit').reduce((sum, c) => sum + counts[c], 0) };
+  return { ok: counts.ok, counted: CALL_CLASSES.filter((c) => !NOT_COUNTED.has(c)).reduce((sum, c) => sum + counts[c], 0) };
 }
 
 export function runtimeReport(runs: readonly SpecRun[], header: readonly string[]): string {
@@ -28,7 +29,7 @@ export function runtimeReport(runs: readonly SpecRun[], header: readonly string[
     '',
     ...header,
     '',
-    `**${ok} of ${counted} calls OK (${counted === 0 ? '–' : ((100 * ok) / counted).toFixed(2)}%), mock limitations left out**; ${runs.length} specs, ${runs.reduce((s, r) => s + r.tools, 0)} tools, ${all.length} calls.`,
+    `**${ok} of ${counted} calls OK (${counted === 0 ? '–' : ((100 * ok) / counted).toFixed(2)}%), mock limitations and calls without valid arguments left out**; ${runs.length} specs, ${runs.reduce((s, r) => s + r.tools, 0)} tools, ${all.length} calls.`,
     '',
     `| ${CALL_CLASSES.map((c) => LABELS[c]).join(' | ')} |`,
     `|${CALL_CLASSES.map(() => '---:').join('|')}|`,

@@ -33,7 +33,7 @@ const MODES: readonly ArgumentMode[] = ['required', 'all'];
 
 interface ListedTool {
   name: string;
-  inputSchema: unknown;
+  inputSchema: object;
 }
 
 async function allTools(client: Client): Promise<ListedTool[]> {
@@ -66,7 +66,12 @@ export async function sweepSpec(spec: PreparedSpec, options: { seed?: number; ca
     const tools = await allTools(client);
     for (const [index, tool] of tools.entries()) {
       for (const mode of MODES) {
-        const args = argumentsFor(tool.inputSchema, mode, (options.seed ?? 1) + index);
+        const made = argumentsFor(tool.inputSchema, mode, (options.seed ?? 1) + index);
+        if ('problem' in made) {
+          calls.push({ class: 'unfit', reason: made.problem.slice(0, 600), tool: tool.name, mode, arguments: '', answer: '' });
+          continue;
+        }
+        const args = made.arguments;
         recorder.take();
         let verdict: Verdict;
         let text = '';
@@ -103,7 +108,7 @@ const lastLines = (log: string): string => log.trim().split('\n').slice(-3).join
 
 /** Calls per class. */
 export function tally(calls: readonly CallRecord[]): Record<CallClass, number> {
-  const counts: Record<CallClass, number> = { ok: 0, rejected: 0, unreadable: 0, 'not-sent': 0, 'mock-limit': 0, failed: 0 };
+  const counts: Record<CallClass, number> = { ok: 0, rejected: 0, unreadable: 0, 'not-sent': 0, 'mock-limit': 0, failed: 0, unfit: 0 };
   for (const call of calls) counts[call.class]++;
   return counts;
 }

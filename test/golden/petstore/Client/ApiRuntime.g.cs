@@ -105,9 +105,21 @@ public static class ApiJson
             DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
             NumberHandling = JsonNumberHandling.AllowReadingFromString,
             TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties } },
+            Converters = { new Base64Converter() },
         };
         options.MakeReadOnly();
         return options;
+    }
+
+    /// <summary>Bytes as base64, read whether padded or not, standard or URL-safe (APIs send all four).</summary>
+    private sealed class Base64Converter : JsonConverter<byte[]>
+    {
+        public override byte[]? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType == JsonTokenType.Null ? null
+            : reader.TokenType == JsonTokenType.String && ApiBase64.TryDecode(reader.GetString() ?? string.Empty, out var bytes) ? bytes
+            : throw new JsonException("The value is not base64-encoded bytes.");
+
+        public override void Write(Utf8JsonWriter writer, byte[] value, JsonSerializerOptions options) => writer.WriteBase64StringValue(value);
     }
 
     private static void AllowMissingProperties(JsonTypeInfo typeInfo)
@@ -116,6 +128,29 @@ public static class ApiJson
         {
             property.IsRequired = false;
         }
+    }
+}
+
+/// <summary>Base64 as APIs write it: padded or not, with the standard or the URL-safe alphabet.</summary>
+public static class ApiBase64
+{
+    public static bool TryDecode(string text, out byte[] bytes)
+    {
+        var standard = text.Trim().Replace('-', '+').Replace('_', '/');
+        if (standard.Length % 4 == 1)
+        {
+            bytes = Array.Empty<byte>();
+            return false;
+        }
+        standard = standard.PadRight(standard.Length + (4 - standard.Length % 4) % 4, '=');
+        var buffer = new byte[standard.Length * 3 / 4];
+        if (Convert.TryFromBase64String(standard, buffer, out var written))
+        {
+            bytes = buffer[..written];
+            return true;
+        }
+        bytes = Array.Empty<byte>();
+        return false;
     }
 }
 
