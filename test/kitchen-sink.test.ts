@@ -75,10 +75,10 @@ describe('kitchen-sink API through the generated MCP server', () => {
 
   test('query arrays (exploded and joined), deepObject, keywords, headers and cookies', async () => {
     const answer = await callText(client, 'list_items', {
-      tags: ['a', 'b c'], ids: [1, 2], filter: { color: 'red', size: 2 }, sort: '-name', class: 'x', pageSize: 5, xTrace: 't-1', session: 's=1',
+      tags: ['a', 'b c'], ids: [1, 2], filter: { color: 'red', size: 2, ids: [3, 4], range: { min: 1 } }, sort: '-name', class: 'x', pageSize: 5, xTrace: 't-1', session: 's=1',
     });
     assert.deepEqual(JSON.parse(answer), [{ id: 'i1', name: 'Lamp', kind: 'item', owner: { name: 'Ada' } }]);
-    assert.equal(last().url, '/v1/items?tags=a&tags=b%20c&ids=1%2C2&filter%5Bcolor%5D=red&filter%5Bsize%5D=2&sort=-name&class=x&page%5Bsize%5D=5');
+    assert.equal(last().url, '/v1/items?tags=a&tags=b%20c&ids=1%2C2&filter%5Bcolor%5D=red&filter%5Bsize%5D=2&filter%5Bids%5D=3%2C4&filter%5Brange%5D%5Bmin%5D=1&sort=-name&class=x&page%5Bsize%5D=5');
     assert.equal(last().headers['x-trace'], 't-1');
     assert.equal(last().headers.cookie, 'session=s%3D1');
   });

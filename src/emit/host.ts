@@ -71,7 +71,7 @@ function emitProgram(options: HostOptions): string {
   const env = environmentVariables(options.serverName);
   const w = new CSharpWriter();
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
-  const usings = ['System', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
+  const usings = ['System', 'System.Net.Http', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
   for (const using of usings) w.line(`using ${using};`);
   w.line(`using Client = global::${options.clientNamespace};`);
   w.line(`using Tools = global::${options.namespace};`);
@@ -104,6 +104,8 @@ function emitProgram(options: HostOptions): string {
   w.line('builder.Services.AddHttpClient();');
   w.line('builder.Services.ConfigureHttpClientDefaults(http =>');
   w.line('{');
+  w.line('    // Redirects are followed by the client itself, within the API\'s origin only: credentials go nowhere else.');
+  w.line('    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { AllowAutoRedirect = false });');
   w.line('    http.ConfigureHttpClient(client =>');
   w.line('    {');
   w.line('        client.BaseAddress = baseAddress;');

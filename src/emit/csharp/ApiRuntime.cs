@@ -4,6 +4,7 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Net.Http;
 using System.Net.Http.Headers;
 using System.Text;
@@ -110,10 +111,11 @@ public static class ApiJson
     /// <summary>Bytes as base64, read whether padded or not, standard or URL-safe (APIs send all four).</summary>
     private sealed class Base64Converter : JsonConverter<byte[]>
     {
+        // A JsonException without a message: the serializer's own says where (Path: $.…).
         public override byte[]? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
             reader.TokenType == JsonTokenType.Null ? null
             : reader.TokenType == JsonTokenType.String && ApiBase64.TryDecode(reader.GetString() ?? string.Empty, out var bytes) ? bytes
-            : throw new JsonException("The value is not base64-encoded bytes.");
+            : throw new JsonException();
 
         public override void Write(Utf8JsonWriter writer, byte[] value, JsonSerializerOptions options) => writer.WriteBase64StringValue(value);
     }
@@ -158,7 +160,7 @@ public sealed class ApiRequest
     private readonly List<string> query = new();
     private readonly List<KeyValuePair<string, string>> headers = new();
     private readonly List<string> cookies = new();
-    private HttpContent? content;
+    private Func<HttpContent>? content;
     private string? problem;
     private string[]? security;
     private string? accept;
@@ -242,7 +244,7 @@ public sealed class ApiRequest
                     }
                     if (style == ApiQueryStyle.DeepObject)
                     {
-                        AddQuery($"{name}[{property.Name}]", Format(property.Value));
+                        AddDeepObject($"{name}[{property.Name}]", property.Value);
                     }
                     else if (explode)
                     {
@@ -264,6 +266,31 @@ public sealed class ApiRequest
                 break;
         }
         return this;
+    }
+
+    /// <summary>
+    /// A deepObject member: nested objects as further brackets (<c>filter[a][b]=1</c>), arrays as
+    /// comma-separated values (<c>filter[id]=1,2</c>, the convention of APIs that take lists there).
+    /// </summary>
+    private void AddDeepObject(string name, JsonElement value)
+    {
+        switch (value.ValueKind)
+        {
+            case JsonValueKind.Object:
+                foreach (var property in value.EnumerateObject())
+                {
+                    AddDeepObject($"{name}[{property.Name}]", property.Value);
+                }
+                break;
+            case JsonValueKind.Array:
+                AddQuery(name, string.Join(",", value.EnumerateArray().Select(item => Format(item) ?? string.Empty)));
+                break;
+            case JsonValueKind.Null or JsonValueKind.Undefined:
+                break;
+            default:
+                AddQuery(name, Format(value));
+                break;
+        }
     }
 
     private void AddQuery(string name, string? value)
@@ -325,7 +352,8 @@ public sealed class ApiRequest
         if (body is not null)
         {
             var json = JsonSerializer.Serialize(body, ApiJson.Options);
-            content = new StringContent(json, Encoding.UTF8, MediaTypeOrJson(mediaType));
+            var type = MediaTypeOrJson(mediaType);
+            content = () => new StringContent(json, Encoding.UTF8, type);
         }
         return this;
     }
@@ -343,7 +371,7 @@ public sealed class ApiRequest
                     fields.Add(new KeyValuePair<string, string>(name, Format(item) ?? string.Empty));
                 }
             }
-            content = new FormUrlEncodedContent(fields);
+            content = () => new FormUrlEncodedContent(fields);
         }
         return this;
     }
@@ -353,10 +381,18 @@ public sealed class ApiRequest
     {
         if (body is not null)
         {
-            var multipart = new MultipartFormDataContent();
+            var fields = new List<(string Name, object? Value)>();
             foreach (var (name, value) in Members(body))
             {
                 foreach (var item in Items(value))
+                {
+                    fields.Add((name, item));
+                }
+            }
+            content = () =>
+            {
+                var multipart = new MultipartFormDataContent();
+                foreach (var (name, item) in fields)
                 {
                     var part = Part(item);
                     // RFC 7578: the name and file name are quoted strings (.NET writes them bare).
@@ -367,8 +403,8 @@ public sealed class ApiRequest
                     };
                     multipart.Add(part);
                 }
-            }
-            content = multipart;
+                return multipart;
+            };
         }
         return this;
     }
@@ -420,17 +456,13 @@ public sealed class ApiRequest
         }
     }
 
-    /// <summary>The items of an array value (each sent as its own field), or the value itself.</summary>
+    /// <summary>
+    /// The items of an array value (each sent as its own field), or the value itself. A value the spec left
+    /// untyped (a <see cref="JsonElement"/>) goes as one field of JSON text, empty arrays included.
+    /// </summary>
     private static IEnumerable<object?> Items(object? value)
     {
-        if (value is JsonElement { ValueKind: JsonValueKind.Array } array)
-        {
-            foreach (var item in array.EnumerateArray())
-            {
-                yield return item;
-            }
-        }
-        else if (value is IEnumerable items && !IsScalar(value))
+        if (value is IEnumerable items && !IsScalar(value) && value is not JsonElement)
         {
             foreach (var item in items)
             {
@@ -451,7 +483,7 @@ public sealed class ApiRequest
     {
         if (body is not null)
         {
-            content = new StringContent(body, Encoding.UTF8, mediaType);
+            content = () => new StringContent(body, Encoding.UTF8, mediaType);
         }
         return this;
     }
@@ -461,10 +493,14 @@ public sealed class ApiRequest
     {
         if (body is not null)
         {
-            var bytes = new ByteArrayContent(body);
             // A range such as */* or image/* names no type: the bytes go as application/octet-stream.
-            bytes.Headers.ContentType = MediaTypeHeaderValue.TryParse(mediaType, out var type) && type.MediaType?.Contains('*') != true ? type : new MediaTypeHeaderValue("application/octet-stream");
-            content = bytes;
+            var type = MediaTypeHeaderValue.TryParse(mediaType, out var parsed) && parsed.MediaType?.Contains('*') != true ? parsed.ToString() : "application/octet-stream";
+            content = () =>
+            {
+                var bytes = new ByteArrayContent(body);
+                bytes.Headers.ContentType = MediaTypeHeaderValue.Parse(type);
+                return bytes;
+            };
         }
         return this;
     }
@@ -485,36 +521,43 @@ public sealed class ApiRequest
         var target = new Uri(
             (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty),
             new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
-        using var message = new HttpRequestMessage(Method, target) { Content = content };
-        if (security is not null)
-        {
-            message.Options.Set(SecurityOption, security);
-        }
-        foreach (var header in headers)
-        {
-            if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
-            {
-                message.Content?.Headers.TryAddWithoutValidation(header.Key, header.Value);
-            }
-        }
-        if (cookies.Count > 0)
-        {
-            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
-        }
-        if (accept is not null)
-        {
-            message.Headers.TryAddWithoutValidation("Accept", accept);
-        }
+        var method = Method;
+        var withBody = true;
         try
         {
-            using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
-            var status = (int)response.StatusCode;
-            if (!response.IsSuccessStatusCode)
+            // Redirects are followed here, and only within the API's origin: the credentials go nowhere else.
+            for (var redirects = 0; ; redirects++)
             {
-                var errorBody = await ReadTextAsync(response, MaxErrorBodyChars, cancellationToken).ConfigureAwait(false);
-                return ApiResult<T>.Failure(new ApiError(status, ApiErrorMessages.Describe(this, response, errorBody), errorBody));
+                using var message = CreateMessage(method, target, withBody);
+                using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                var status = (int)response.StatusCode;
+                if (status is 301 or 302 or 303 or 307 or 308 && response.Headers.Location is { } location)
+                {
+                    var next = new Uri(target, location);
+                    if (!SameOrigin(next, httpClient.BaseAddress))
+                    {
+                        return ApiResult<T>.Failure(new ApiError(status, $"{Display} was redirected to {next.GetLeftPart(UriPartial.Authority)}, another origin than the API's, and the redirect was not followed", null));
+                    }
+                    if (redirects == MaxRedirects)
+                    {
+                        return ApiResult<T>.Failure(new ApiError(status, $"{Display} was redirected more than {MaxRedirects} times", null));
+                    }
+                    // 303, and 301/302 after a POST, continue as a GET without the body (as browsers do).
+                    if (status == 303 || (status is 301 or 302 && method == HttpMethod.Post))
+                    {
+                        method = HttpMethod.Get;
+                        withBody = false;
+                    }
+                    target = next;
+                    continue;
+                }
+                if (!response.IsSuccessStatusCode)
+                {
+                    var errorBody = await ReadTextAsync(response, MaxErrorBodyChars, cancellationToken).ConfigureAwait(false);
+                    return ApiResult<T>.Failure(new ApiError(status, ApiErrorMessages.Describe(this, response, errorBody), errorBody));
+                }
+                return await ReadSuccessAsync<T>(response, responseKind, cancellationToken).ConfigureAwait(false);
             }
-            return await ReadSuccessAsync<T>(response, responseKind, cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -538,6 +581,37 @@ public sealed class ApiRequest
         }
     }
 
+    private const int MaxRedirects = 5;
+
+    private static bool SameOrigin(Uri a, Uri b) =>
+        string.Equals(a.Scheme, b.Scheme, StringComparison.OrdinalIgnoreCase) && string.Equals(a.IdnHost, b.IdnHost, StringComparison.OrdinalIgnoreCase) && a.Port == b.Port;
+
+    /// <summary>A new message for each attempt (a message, and its content, can be sent once).</summary>
+    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody)
+    {
+        var message = new HttpRequestMessage(method, target) { Content = withBody ? content?.Invoke() : null };
+        if (security is not null)
+        {
+            message.Options.Set(SecurityOption, security);
+        }
+        foreach (var header in headers)
+        {
+            if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
+            {
+                message.Content?.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
+        if (cookies.Count > 0)
+        {
+            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
+        }
+        if (accept is not null)
+        {
+            message.Headers.TryAddWithoutValidation("Accept", accept);
+        }
+        return message;
+    }
+
     private async Task<ApiResult<T>> ReadSuccessAsync<T>(HttpResponseMessage response, ApiResponseKind responseKind, CancellationToken cancellationToken)
     {
         var status = (int)response.StatusCode;
@@ -556,6 +630,11 @@ public sealed class ApiRequest
         if (string.IsNullOrWhiteSpace(json))
         {
             return ApiResult<T>.Success(status, default);
+        }
+        // A string the API sends as text, not as JSON (specs often say JSON, or */*, for plain text).
+        if (typeof(T) == typeof(string) && response.Content.Headers.ContentType?.MediaType is { } actual && !actual.Contains("json", StringComparison.OrdinalIgnoreCase) && json.TrimStart() is not ['"', ..])
+        {
+            return ApiResult<T>.Success(status, json is T text ? text : default);
         }
         try
         {

@@ -5,6 +5,7 @@
 #nullable enable
 
 using System;
+using System.Net.Http;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -33,6 +34,8 @@ Tools.McpTools.MaxResultLength = settings.GetValue("PETSTORE_MAX_RESULT_LENGTH",
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
 {
+    // Redirects are followed by the client itself, within the API's origin only: credentials go nowhere else.
+    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { AllowAutoRedirect = false });
     http.ConfigureHttpClient(client =>
     {
         client.BaseAddress = baseAddress;

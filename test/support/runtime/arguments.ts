@@ -15,7 +15,7 @@ export type ArgumentMode = 'required' | 'all';
 const BASE64_FORMAT = 'sweep-base64';
 registerFormat(BASE64_FORMAT, (random) => Buffer.from(Array.from({ length: random.int(1, 24) }, () => random.int(0, 255))).toString('base64'));
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
 addFormats.default(ajv);
 const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -42,9 +42,11 @@ function forGeneration(node: unknown): unknown {
     }
   }
   if (result.contentEncoding === 'base64') result.format = BASE64_FORMAT;
-  if (result.format === 'int32') {
-    result.minimum ??= -(2 ** 31);
-    result.maximum ??= 2 ** 31 - 1;
+  // 32-bit integers within their bounds, others within what JSON numbers carry exactly.
+  if (result.type === 'integer') {
+    const bound = result.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+    result.minimum ??= -bound;
+    result.maximum ??= bound;
   }
   return result;
 }

@@ -47,9 +47,15 @@ function problem(body: string): Problem {
   }
 }
 
+/** Prism's validation messages in the body of a 422 it writes itself. */
+function validationMessages({ validation }: Problem): string[] {
+  return (validation ?? []).filter((v) => v.severity !== 'Warning').map((v) => `${(v.location ?? []).join('.')}: ${v.message ?? ''}`);
+}
+
 /** What Prism says of a request it refused: its validation messages, or its error's title. */
-function refusal({ type, title, detail, validation }: Problem): string {
-  const messages = (validation ?? []).filter((v) => v.severity !== 'Warning').map((v) => `${(v.location ?? []).join('.')}: ${v.message ?? ''}`);
+function refusal(problem: Problem): string {
+  const { type, title, detail } = problem;
+  const messages = validationMessages(problem);
   if (messages.length > 0) return [...new Set(messages)].join('; ');
   return `${type?.slice(PRISM_ERRORS.length) ?? ''}: ${(title ?? '').split('\n')[0]}${detail && detail !== title ? ` (${detail.slice(0, 200)})` : ''}`;
 }
@@ -65,11 +71,17 @@ const IGNORED_HEADER = /^header(\.|: Request header must have required property 
  */
 function mockMisreading(violations: readonly string[], exchange: Exchange, operation: OperationInfo | undefined): string | undefined {
   if (violations.every((v) => IGNORED_HEADER.test(v))) return 'Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization)';
-  const sent = new Set([...new URL(exchange.url, 'http://mock').searchParams.keys()].map((k) => k.split('[')[0]?.toLowerCase()));
-  const queried = violations.map((v) => /^(?:request\.)?query\.([^.:]+)/.exec(v)?.[1]);
-  if (queried.every((name) => name !== undefined && !sent.has(name.toLowerCase()))) return 'Prism validates query parameters the request does not have';
+  const sent = new Set([...new URL(exchange.url, 'http://mock').searchParams.keys()].map((k) => k.toLowerCase()));
+  // `query.filter.begin_at`: absent when the request has neither `filter`, `filter[begin_at]` nor `begin_at`.
+  const absent = violations.map((v) => {
+    const at = /^(?:request\.)?query\.([^.:]+)(?:\.([^.:]+))?/.exec(v);
+    if (!at?.[1]) return false;
+    const [name, inner] = [at[1].toLowerCase(), at[2]?.toLowerCase()];
+    return !sent.has(name) && (inner === undefined || (!sent.has(`${name}[${inner}]`) && !sent.has(inner)));
+  });
+  if (absent.every(Boolean)) return 'Prism validates query parameters the request does not have';
   const template = new Set([...(operation?.path ?? '').matchAll(/\{([^}]+)\}/g)].map((m) => m[1]?.toLowerCase()));
-  const paths = violations.map((v) => /^(?:request\.)?path\.([^.:]+)/.exec(v)?.[1]);
+  const paths = violations.map((v) => /^(?:request\.)?path\.([^.:]+)/.exec(v)?.[1] ?? /^(?:request\.)?path: Request path must have required property '([^']+)'/.exec(v)?.[1]);
   if (operation && paths.every((name) => name !== undefined && !template.has(name.toLowerCase()))) return `Prism matched the request to another path template than ${operation.path}`;
   const form = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(String(exchange.requestHeaders['content-type'] ?? ''));
   if (form && violations.every((v) => / must be array$/.test(v))) return 'Prism reads an array field sent once in a form as a string';
@@ -102,8 +114,11 @@ export function classify(answer: Answer, exchanges: readonly Exchange[], operati
   if (last.status < 0) return { class: 'mock-limit', reason: `the mock did not answer before the server's timeout: ${answer.text.slice(0, 200)}`, request };
   // The proxy could not reach Prism (it was restarted, or died): nothing the server did.
   if (last.status === 0) return { class: 'mock-limit', reason: `the mock dropped the connection: ${last.responseBody}`, request };
-  // Prism validates its own answers too; only what it says of the request counts here.
-  const violations = [...new Set(last.violations.filter((v) => !v.startsWith('response')))];
+  // Prism validates its own answers too; only what it says of the request counts here (in a header, or in
+  // the body of a 422 it writes itself).
+  const body = problem(last.responseBody);
+  const prism = typeof body.type === 'string' && body.type.startsWith(PRISM_ERRORS);
+  const violations = [...new Set([...last.violations.filter((v) => !v.startsWith('response')), ...(prism && last.status < 500 ? validationMessages(body) : [])])];
   const routed = operation !== undefined && /[?#]/.test(operation.path);
   if (routed && last.status >= 400 && last.status < 500) {
     return { class: 'mock-limit', reason: `the spec tells this operation apart by ${JSON.stringify(operation.path.slice(operation.path.search(/[?#]/)))} in its path template, which is not part of the request path (a fragment is never sent): Prism cannot route the request to it`, request };
@@ -118,15 +133,8 @@ export function classify(answer: Answer, exchanges: readonly Exchange[], operati
     const wrong = badAnswer(answer.text, last.violations);
     return wrong ? { class: 'mock-limit', reason: `the mock's answer does not fit the spec's own response schema where the tool could not read it (${wrong}): ${answer.text}`, request } : { class: 'unreadable', reason: answer.text, request };
   }
-  const body = problem(last.responseBody);
-  const prism = typeof body.type === 'string' && body.type.startsWith(PRISM_ERRORS);
   if (last.status >= 500) return { class: 'mock-limit', reason: prism ? refusal(body) : `HTTP ${last.status}`, request };
-  if (prism) {
-    const reason = refusal(body);
-    const messages = reason.split('; ');
-    if (messages.every((m) => IGNORED_HEADER.test(m))) return { class: 'mock-limit', reason: `Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization): ${reason}`, request };
-    return { class: 'rejected', reason, request };
-  }
+  if (prism) return { class: 'rejected', reason: refusal(body), request };
   // A status the spec itself defines, sent for a valid request: the spec has no 2xx response to give.
   if (last.status >= 300 && failed && answer.text.includes(`(HTTP ${last.status})`)) {
     return { class: 'mock-limit', reason: `the operation defines no 2xx response; the mock answered ${last.status}, which the tool reported`, request };
