@@ -3,6 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
 import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, serverLocation, type PreparedApi } from './generate.js';
 import { staleFiles, writeFiles } from './write.js';
+import { readFile } from 'node:fs/promises';
+import { describeIoError } from './load/source.js';
+import { mergeClientConfig } from './emit/client-config-merge.js';
 import { formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
@@ -136,21 +139,23 @@ function buildProgram(io: Io): Command {
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
-    .addOption(new Option('--client <client>', 'also write this MCP client\'s configuration file').choices(MCP_CLIENTS))
+    .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: McpClient; launch: Launch; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+      const clients = mcpClients(options.client ?? []);
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        ...(options.client !== undefined && { client: options.client }),
+        clients,
       });
-      if (options.check) return checkFiles(options.outputDir, project.files, io);
-      await writeFiles(options.outputDir, project.files, true);
-      io.out(initSummary(options.serverName, serverLocation(options, framework), project, api, options.client));
+      const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
+      if (options.check) return checkFiles(options.outputDir, files, io);
+      await writeFiles(options.outputDir, files, true);
+      io.out(initSummary(options.serverName, serverLocation(options, framework), { ...project, files }, api, clients));
     });
 
   withSelection(program.command('report')
@@ -164,6 +169,24 @@ function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+/** `--client a,b --client c`: known clients, each once. */
+function mcpClients(names: readonly string[]): McpClient[] {
+  const unknown = names.filter((n) => !(MCP_CLIENTS as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new GeneratorError('usage', `--client ${unknown.map((n) => JSON.stringify(n)).join(', ')} is not a known client; the clients are ${MCP_CLIENTS.join(', ')}`);
+  return [...new Set(names as McpClient[])];
+}
+
+/** A client's configuration file that exists already gets our entry added; the rest of it stays. */
+async function withExistingClientConfigs(directory: string, files: readonly GeneratedFile[], clients: readonly McpClient[]): Promise<GeneratedFile[]> {
+  const paths = new Set(clients.map((c) => CLIENT_CONFIG_FILES[c]));
+  return Promise.all(files.map(async (file) => {
+    if (!paths.has(file.path)) return file;
+    const target = resolve(directory, file.path);
+    const existing = await readFile(target, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(new GeneratorError('output', `cannot read: ${describeIoError(error)}`, target))));
+    return existing === undefined ? file : { ...file, content: mergeClientConfig(existing, file, target) };
+  }));
 }
 
 /** `--check`: compares instead of writing; stale files are an error (exit 5). */
@@ -186,7 +209,7 @@ function formatWarning(warning: Diagnostic): string {
   return `warning: ${warning.location}: ${warning.message}\n`;
 }
 
-function initSummary(serverName: string, location: ServerLocation, project: { files: GeneratedFile[]; operations: readonly unknown[] }, api: PreparedApi, client?: McpClient): string {
+function initSummary(serverName: string, location: ServerLocation, project: { files: GeneratedFile[]; operations: readonly unknown[] }, api: PreparedApi, clients: readonly McpClient[]): string {
   const key = serverKey(serverName);
   const env = environmentVariables(serverName);
   const directory = location.projectDirectory;
@@ -196,7 +219,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
   // Each entry file as it was written, where it was written: VS Code's form differs from mcp.json's.
   const entryFiles = [
     { label: 'MCP client entry', path: 'mcp.json' },
-    ...(client ? [{ label: `${client} configuration`, path: CLIENT_CONFIG_FILES[client] }] : []),
+    ...clients.map((client) => ({ label: `${client} configuration`, path: CLIENT_CONFIG_FILES[client] })),
   ];
   return [
     `Created ${projectName(serverName)} (${count(project.operations.length, 'tool')} for ${api.model.title}) in ${directory}`,

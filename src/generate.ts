@@ -86,8 +86,8 @@ export interface ProjectOptions extends Selection {
   /** Directory of the project; written into `mcp.json` as an absolute path. */
   readonly outputDir: string;
   readonly framework?: string;
-  /** Also write this client's own configuration file. */
-  readonly client?: McpClient;
+  /** Also write these clients' own configuration files. */
+  readonly clients?: readonly McpClient[];
   /** How the client entries start the server (default `run`: `dotnet run --project`, SPEC 2.4). */
   readonly launch?: Launch;
 }
@@ -109,7 +109,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
     { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location) },
-    ...(options.client ? [emitClientConfig(options.client, options.serverName, location, schemes)] : []),
+    ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),
   ];
   return { files, operations: tools.operations, skipped: tools.skipped, namespace };
 }

@@ -71,7 +71,8 @@ const cases: Case[] = [
   { name: 'invalid namespace', args: async () => ['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(tmp, 'out', 'x.cs'), '--namespace', 'my-api', '--server-name', 'x', '--ext-namespace', 'A.B'], code: EXIT_CODES.usage, message: /--namespace "my-api" is not a valid C# namespace/ },
   { name: 'empty server name', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', ' ', '--output-dir', join(tmp, 'p')], code: EXIT_CODES.usage, message: /--server-name must not be empty/ },
   { name: 'unknown option', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--colour'], code: EXIT_CODES.usage, message: /unknown option '--colour'/ },
-  { name: 'a value outside the choices', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'x', '--output-dir', join(tmp, 'p'), '--client', 'vscode,claude-code'], code: EXIT_CODES.usage, message: /^error: option '--client <client>' argument 'vscode,claude-code' is invalid\. .*\(run with --help for usage\)$/m },
+  { name: 'a value outside the choices', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'x', '--output-dir', join(tmp, 'p'), '--launch', 'docker'], code: EXIT_CODES.usage, message: /^error: option '--launch <form>' argument 'docker' is invalid\. .*\(run with --help for usage\)$/m },
+  { name: 'an unknown client', args: async () => ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'x', '--output-dir', join(tmp, 'p'), '--client', 'vscode,vim'], code: EXIT_CODES.usage, message: /^error: --client "vim" is not a known client; the clients are claude-desktop, claude-code, vscode, cursor$/m },
   { name: 'missing required option', args: async () => ['client', '-u', EXAMPLE_SPEC, '-o', tmp], code: EXIT_CODES.usage, message: /required option '-n, --namespace <namespace>' not specified/ },
   { name: 'tags that match no operation', args: async () => [...toolsArgs(EXAMPLE_SPEC), '--tags', 'stores'], code: EXIT_CODES.usage, message: /--tags stores matches no operation; the spec's tags are: pets, owners/ },
   { name: 'dangling $ref', args: async () => toolsArgs(await file('dangling.json', JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Missing' } } } } } } } } }))), code: EXIT_CODES.spec, message: /dangling\.json#\/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref: \$ref "#\/components\/schemas\/Missing" points to nothing/ },
@@ -175,4 +176,34 @@ test('init prints each client file as written, at its absolute path; the README 
   const readme = await readFile(join(dir, 'README.md'), 'utf8');
   assert.doesNotMatch(readme, /add your values to `env`/);
   assert.match(readme, /to pass settings, add an `"env": \{ "PETSTORE_BASE_URL": "…" \}` block to it/);
+});
+
+test('--client adds the server to existing client files and keeps everything else; a file that is not JSON is refused and kept', async () => {
+  const dir = join(tmp, 'merge');
+  await mkdir(join(dir, '.vscode'), { recursive: true });
+  const vscode = `{
+  // servers of mine
+  "inputs": [{ "id": "token", "type": "promptString" }],
+  "servers": {
+    "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" }
+  }
+}
+`;
+  await writeFile(join(dir, '.vscode/mcp.json'), vscode);
+  const result = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--client', 'vscode,cursor', '--client', 'claude-code']);
+  assert.equal(result.code, 0, result.err);
+  const merged = await readFile(join(dir, '.vscode/mcp.json'), 'utf8');
+  assert.ok(merged.startsWith(vscode.slice(0, vscode.indexOf('"github"'))), merged);
+  assert.ok(merged.includes('"github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" }'), merged);
+  const parsed = (await import('jsonc-parser')).parse(merged) as { servers: Record<string, { type?: string; command?: string }>; inputs: unknown[] };
+  assert.deepEqual(Object.keys(parsed.servers), ['github', 'petstore']);
+  assert.equal(parsed.servers.petstore?.type, 'stdio');
+  assert.equal(parsed.inputs.length, 1);
+  for (const path of ['.cursor/mcp.json', '.mcp.json']) assert.ok(result.out.includes(`, in ${join(dir, path)}:`), path);
+
+  await writeFile(join(dir, '.cursor/mcp.json'), '{ "mcpServers": { ');
+  const refused = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--client', 'cursor']);
+  assert.equal(refused.code, EXIT_CODES.output);
+  assert.match(refused.err, /^error: .*\.cursor\/mcp\.json:1:\d+: cannot add the server to this file: it is not valid JSON .*; fix or remove it\n$/);
+  assert.equal(await readFile(join(dir, '.cursor/mcp.json'), 'utf8'), '{ "mcpServers": { ');
 });

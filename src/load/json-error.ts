@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
-
-/** jsonc-parser (VS Code's JSON scanner), loaded only when a JSON document fails to parse. */
-const loadJsonc = (): typeof import('jsonc-parser') => createRequire(import.meta.url)('jsonc-parser') as typeof import('jsonc-parser');
+import { loadJsonc } from '../jsonc.js';
 
 /** What each of jsonc-parser's error codes means to someone fixing the file. */
 const PROBLEMS: Record<string, string> = {

@@ -32,11 +32,15 @@ export interface Recorder {
 
 function violationsOf(header: string | string[] | undefined): string[] {
   if (typeof header !== 'string') return [];
+  // Past a size, Prism writes `Too many violations! [...]`, the list perhaps cut short.
+  const text = header.replace(/^Too many violations! /, '');
   try {
-    const list = JSON.parse(header) as { severity?: string; message?: string; location?: string[] }[];
+    const list = JSON.parse(text) as { severity?: string; message?: string; location?: string[] }[];
     return list.filter((v) => v.severity === 'Error').map((v) => `${(v.location ?? []).join('.')}: ${v.message ?? ''}`);
   } catch {
-    return [header];
+    // A cut list: its complete entries still tell request from response.
+    return [...text.matchAll(/\{"location":\[([^\]]*)\],"severity":"Error","code":"[^"]*","message":"((?:[^"\\]|\\.)*)"\}/g)]
+      .map((m) => `${(JSON.parse(`[${m[1]}]`) as string[]).join('.')}: ${JSON.parse(`"${m[2]}"`) as string}`);
   }
 }
 

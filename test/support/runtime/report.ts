@@ -47,12 +47,18 @@ export function runtimeReport(runs: readonly SpecRun[], header: readonly string[
     '## Calls that were not OK',
     '',
   ];
+  const failing = (c: SpecRun['calls'][number]): boolean => c.class !== 'ok' && !NOT_COUNTED.has(c.class);
+  const unexplained = runs.flatMap((r) => r.calls.filter((c) => failing(c) && !c.specBug));
+  const specBugs = runs.flatMap((r) => r.calls.filter((c) => failing(c) && c.specBug));
+  lines.splice(lines.indexOf('## Per spec'), 0,
+    `Of the calls that failed, ${specBugs.length} fail because the spec contradicts itself (evidence below) and ${unexplained.length} ${unexplained.length === 1 ? 'is' : 'are'} not explained (the generator's until shown otherwise).`, '');
   const failures = runs.filter((r) => r.calls.some((c) => c.class !== 'ok'));
   if (failures.length === 0) lines.push('None.', '');
   for (const run of failures) {
-    lines.push(`### ${run.id}`, '', '| tool | arguments | class | reason | request |', '|---|---|---|---|---|');
+    lines.push(`### ${run.id}`, '', '| tool | arguments | class | reason | request | cause |', '|---|---|---|---|---|---|');
     for (const call of run.calls.filter((c) => c.class !== 'ok')) {
-      lines.push(`| ${call.tool} | ${call.mode} | ${LABELS[call.class]} | ${cell(call.reason.slice(0, 400))} | ${cell(call.request ?? '')} |`);
+      const cause = call.specBug ? `spec: ${call.specBug}` : call.class === 'mock-limit' ? 'mock' : call.class === 'unfit' ? 'argument generator' : '**unexplained**';
+      lines.push(`| ${call.tool} | ${call.mode} | ${LABELS[call.class]} | ${cell(call.reason.slice(0, 400))} | ${cell(call.request ?? '')} | ${cell(cause)} |`);
     }
     lines.push('');
   }

@@ -11,8 +11,11 @@ import { classify, type CallClass, type Verdict } from './classify.js';
 import { startPrism, type Mock } from './prism.js';
 import type { PreparedSpec } from './projects.js';
 import { startRecorder } from './recorder.js';
+import { explanationOf } from './explained.js';
 
 export interface CallRecord extends Verdict {
+  /** For a failure whose cause lies in the spec itself: the evidence (test/support/runtime/explained.ts). */
+  readonly specBug?: string;
   readonly tool: string;
   readonly mode: ArgumentMode;
   readonly arguments: string;
@@ -94,7 +97,7 @@ export async function sweepSpec(spec: PreparedSpec, options: { seed?: number; ca
         calls.push({ ...verdict, reason: verdict.reason.slice(0, 600), tool: tool.name, mode, arguments: JSON.stringify(args).slice(0, 500), answer: text.slice(0, 500) });
       }
     }
-    return { id: spec.id, tools: tools.length, calls, seconds: seconds() };
+    return { id: spec.id, tools: tools.length, calls: calls.map((call) => explained(spec.id, call)), seconds: seconds() };
   } catch (error) {
     return { id: spec.id, tools: 0, calls, error: `server: ${(error as Error).message.slice(0, 500)}`, seconds: seconds() };
   } finally {
@@ -102,6 +105,16 @@ export async function sweepSpec(spec: PreparedSpec, options: { seed?: number; ca
     await recorder.close();
     await mock.close();
   }
+}
+
+/** A failure the spec or the mock accounts for, said so: the mock's misreadings become mock limitations. */
+function explained(id: string, call: CallRecord): CallRecord {
+  if (call.class === 'ok' || call.class === 'mock-limit' || call.class === 'unfit') return call;
+  const explanation = explanationOf(id, call);
+  if (!explanation) return call;
+  return explanation.verdict === 'mock'
+    ? { ...call, class: 'mock-limit', reason: `${explanation.evidence} (Prism: ${call.reason})`.slice(0, 900) }
+    : { ...call, specBug: explanation.evidence };
 }
 
 const lastLines = (log: string): string => log.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
