@@ -6,7 +6,7 @@ import { staleFiles, writeFiles } from './write.js';
 import { readFile } from 'node:fs/promises';
 import { describeIoError } from './load/source.js';
 import { mergeClientConfig } from './emit/client-config-merge.js';
-import { formatReport, reportSelection } from './report.js';
+import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/host.js';
 import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
@@ -103,6 +103,7 @@ function buildProgram(io: Io): Command {
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options) });
+      warnAboutServer(api, options.serverName, tools.operations.length, io);
       const file = resolve(options.outputFile);
       const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }];
       if (options.check) return checkFiles(dirname(file), generated, io);
@@ -122,6 +123,7 @@ function buildProgram(io: Io): Command {
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
     .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; allowExternalRefs?: boolean; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
+      if (api) warnAboutServer(api, options.serverName, 0, io);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
         ...(api !== undefined && { api }),
@@ -152,6 +154,7 @@ function buildProgram(io: Io): Command {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
         clients,
       });
+      warnAboutServer(api, options.serverName, project.operations.length, io);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
       if (options.check) return checkFiles(options.outputDir, files, io);
       await writeFiles(options.outputDir, files, true);
@@ -200,6 +203,17 @@ async function prepareReporting(input: string, io: Io, allowExternalRefs?: boole
   const api = await prepare(input, { allowExternalRefs: allowExternalRefs === true });
   for (const warning of api.warnings) io.err(formatWarning(warning));
   return api;
+}
+
+/** What the generated server will need, or will be too much for its clients. */
+function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io: Io): void {
+  const unusable = api.model.unusableServerUrl;
+  if (unusable !== undefined) {
+    io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `${JSON.stringify(unusable)} is not an absolute http(s) URL: the server will need ${environmentVariables(serverName).baseUrl}` }));
+  }
+  if (tools > TOOL_COUNT_LIMIT) {
+    io.err(`warning: ${tools.toLocaleString('en-US')} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
+  }
 }
 
 /** `1 tool`, `2 tools`. */

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,22 +19,64 @@ export async function writeFiles(directory: string, files: readonly GeneratedFil
     const folder = dirname(target);
     return { file, target, folder, temp: join(folder, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`) };
   });
-  const staged: typeof planned = [];
+  const staged: string[] = [];
+  const created: string[] = [];
+  let current = directory;
   try {
-    if (createDirectory) for (const folder of new Set(planned.map((p) => p.folder))) mkdirSync(folder, { recursive: true });
-    else for (const { folder, target } of planned) await requireDirectory(folder, target);
+    if (createDirectory) {
+      for (const folder of new Set(planned.map((p) => p.folder))) {
+        current = folder;
+        created.push(...makeFolders(folder));
+      }
+    } else for (const { folder, target } of planned) await requireDirectory(folder, target);
     for (const p of planned) {
+      current = p.target;
+      staged.push(p.temp);
       writeFileSync(p.temp, p.file.content, { encoding: 'utf8', flag: 'wx' });
-      staged.push(p);
     }
-    for (const { temp, target } of planned) renameSync(temp, target);
+    for (const { temp, target } of planned) {
+      current = target;
+      renameSync(temp, target);
+    }
   } catch (error) {
-    for (const { temp } of staged) rmSync(temp, { force: true });
+    // Nothing half-written stays: no temporary file (a full disk leaves one half-written), no folder made for it.
+    for (const temp of staged) rmSync(temp, { force: true });
+    for (const folder of created.reverse()) rmdirQuietly(folder);
     if (error instanceof GeneratorError) throw error;
-    const path = (error as NodeJS.ErrnoException).path ?? directory;
-    throw new GeneratorError('output', `cannot write: ${describeIoError(error)}`, path.replace(/\/\.([^/]+)\.\d+\.[0-9a-f]+\.tmp$/, '/$1'));
+    throw new GeneratorError('output', `cannot write: ${describeIoError(error)}`, current);
   }
   return planned.map((p) => p.target);
+}
+
+/**
+ * Makes a folder and its missing parents one level at a time (a recursive mkdir reports a read-only parent as
+ * "no such file"); returns the folders it made, outermost first.
+ */
+function makeFolders(folder: string): string[] {
+  const missing: string[] = [];
+  for (let at = folder; !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  const made: string[] = [];
+  for (const at of missing) {
+    try {
+      mkdirSync(at);
+      made.push(at);
+    } catch (error) {
+      for (const folder of made.reverse()) rmdirQuietly(folder);
+      throw error;
+    }
+  }
+  return made;
+}
+
+function rmdirQuietly(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // not empty (something else was there), or already gone
+  }
 }
 
 async function requireDirectory(folder: string, target: string): Promise<void> {

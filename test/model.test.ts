@@ -16,10 +16,13 @@ async function spec(document: Record<string, unknown>): Promise<PreparedApi> {
   return prepare(file);
 }
 
-test('servers: none, variables substituted, relative kept for a file and resolved for a URL', async () => {
+test('servers: none, variables substituted, relative resolved for a URL spec; for a file spec, and for other schemes, not a base URL', async () => {
   assert.equal((await spec({})).model.serverUrl, undefined);
   assert.equal((await spec({ servers: [{ url: 'https://{region}.example.com/{base}', variables: { region: { default: 'eu' }, base: { default: 'v2' } } }] })).model.serverUrl, 'https://eu.example.com/v2');
-  assert.equal((await spec({ servers: [{ url: '/api/v3' }] })).model.serverUrl, '/api/v3');
+  const relative = (await spec({ servers: [{ url: '/api/v3' }] })).model;
+  assert.deepEqual([relative.serverUrl, relative.unusableServerUrl], [undefined, '/api/v3']);
+  const script = (await spec({ servers: [{ url: 'javascript:alert(1)' }] })).model;
+  assert.deepEqual([script.serverUrl, script.unusableServerUrl], [undefined, 'javascript:alert(1)']);
   const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: '/api/v3' }], paths: {} });
   const server = createServer((_, response) => response.end(text));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

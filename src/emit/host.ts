@@ -87,7 +87,12 @@ function emitProgram(options: HostOptions): string {
   w.line('var settings = builder.Configuration;');
   w.line(`var baseUrl = settings[${stringLiteral(env.baseUrl)}];`);
   w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.${FIXED_NAMES.clientClass}.DefaultBaseUrl;`);
-  w.line('Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);');
+  w.line('// Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.');
+  w.line('if (!Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress) || baseAddress.Scheme is not ("http" or "https"))');
+  w.line('{');
+  w.line(`    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? ${stringLiteral(`error: no base URL for the API: set ${env.baseUrl}`)} : $${stringLiteral(`error: the base URL "{baseUrl}" is not an absolute http(s) URL: set ${env.baseUrl}`)});`);
+  w.line('    return 1;');
+  w.line('}');
   w.line(`var timeout = TimeSpan.FromSeconds(settings.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
   w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
   w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = settings.GetValue(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength);`);
@@ -129,12 +134,9 @@ function emitProgram(options: HostOptions): string {
   w.line('var app = builder.Build();');
   w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
   w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
-  w.open('if (baseAddress is null)');
-  w.line('app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("Startup")');
-  w.line(`    .LogError("No valid base URL for the API: set ${env.baseUrl} (now {BaseUrl}).", baseUrl);`);
-  w.close();
   w.line();
   w.line('await app.RunAsync();');
+  w.line('return 0;');
   return w.toString();
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GeneratorError, pointer } from '../errors.js';
 import { parseSpecText } from './parse.js';
 import { describeIoError, type SpecSource } from './source.js';
+import { fetchCapped, readFileCapped, realPathInside } from './read-capped.js';
 
 /** External `$ref`s: found in the document, confined to the spec's own folder or host, bundled into it. */
 
@@ -20,21 +21,22 @@ export function mayHaveExternalRefs(text: string): boolean {
 /** Every `$ref` that does not point into the document itself. */
 export function findExternalRefs(root: unknown): ExternalRef[] {
   const found: ExternalRef[] = [];
-  const path: string[] = [];
-  const visit = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
+  // A stack rather than recursion: a document may nest thousands of levels deep.
+  const pending: { node: unknown; path: readonly string[] }[] = [{ node: root, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, path } = next;
+    if (node === null || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      node.forEach((item, index) => { path.push(String(index)); visit(item); path.pop(); });
-      return;
+      node.forEach((item, index) => pending.push({ node: item, path: [...path, String(index)] }));
+      continue;
     }
     const ref = (node as Record<string, unknown>).$ref;
     if (typeof ref === 'string' && !ref.startsWith('#')) found.push({ at: pointer(...path), ref });
     for (const [key, value] of Object.entries(node)) {
-      if (value !== null && typeof value === 'object') { path.push(key); visit(value); path.pop(); }
+      if (value !== null && typeof value === 'object') pending.push({ node: value, path: [...path, key] });
     }
-  };
-  visit(root);
-  return found;
+  }
+  return found.reverse();
 }
 
 /**
@@ -45,24 +47,41 @@ export async function bundleExternalRefs(root: Record<string, unknown>, source: 
   if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
   const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
   try {
-    // Files reached through other files are checked too: the built-in resolvers may read only what is
-    // allowed, and the guard, alone able to read the rest, refuses it.
-    const allowed = (file: { url: string }): boolean => allowAnywhere || !isOutside(file.url, source);
-    const guard = {
-      order: 0,
-      canRead: (file: { url: string }) => !allowed(file),
-      read: (file: { url: string }) => {
-        // A ResolverError is passed on as it is (its message intact); other errors become "Error reading file".
-        throw new ResolverError({ message: `${file.url} is outside the spec's ${source.isUrl ? 'host' : 'folder'} (--allow-external-refs allows more)` } as Error, file.url);
-      },
+    // Every file and URL a $ref reaches, also through other files, is read here: confined to the spec's
+    // folder (after following symbolic links) or host, only regular files, within the size and time limits.
+    const refuse = (url: string, message: string): never => {
+      // A ResolverError is passed on as it is (its message intact); other errors become "Error reading file".
+      throw new ResolverError({ message } as Error, url);
+    };
+    const outside = (url: string): string => `${url} is outside the spec's ${source.isUrl ? 'host' : 'folder'} (--allow-external-refs allows more)`;
+    const folder = dirname(resolvePath(source.location));
+    const readFile = async (file: { url: string }): Promise<Buffer> => {
+      const path = /^file:/i.test(file.url) ? fileURLToPath(file.url) : file.url;
+      if (!allowAnywhere && (source.isUrl || !(await realPathInside(path, folder)))) return refuse(file.url, outside(path));
+      try {
+        return await readFileCapped(path, path);
+      } catch (error) {
+        return refuse(file.url, `cannot read ${path}: ${error instanceof GeneratorError ? error.detail : describeIoError(error)}`);
+      }
+    };
+    const readUrl = async (file: { url: string }): Promise<Buffer> => {
+      if (!allowAnywhere && isOutside(file.url, source)) return refuse(file.url, outside(file.url));
+      try {
+        return await fetchCapped(file.url);
+      } catch (error) {
+        return refuse(file.url, `cannot read ${file.url}: ${error instanceof GeneratorError ? error.detail : String(error)}`);
+      }
     };
     const bundled = await $RefParser.bundle(source.location, root, {
       continueOnError: true,
       resolve: {
         external: true,
-        guard,
-        file: { canRead: (file: { url: string }) => !/^https?:/i.test(file.url) && allowed(file) },
-        http: source.isUrl || allowAnywhere ? { timeout: 60_000, canRead: (file: { url: string }) => /^https?:/i.test(file.url) && allowed(file) } : false,
+        file: false,
+        http: false,
+        // The bundler tries the next resolver when one fails: each URL has exactly one.
+        local: { order: 1, canRead: (file: { url: string }) => isLocal(file.url), read: readFile },
+        remote: { order: 2, canRead: (file: { url: string }) => /^https?:/i.test(file.url), read: readUrl },
+        other: { order: 3, canRead: (file: { url: string }) => !isLocal(file.url) && !/^https?:/i.test(file.url), read: (file: { url: string }) => refuse(file.url, `${file.url} is neither a file nor an http(s) URL`) },
       },
       dereference: { circular: true },
     } as never);
@@ -116,6 +135,9 @@ function relativeDisplay(location: string, source: SpecSource): string {
   const rel = relative(dirname(resolvePath(source.location)), path);
   return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
+
+/** A path, or a file: URL (a Windows drive letter is not a scheme). */
+const isLocal = (url: string): boolean => !/^[a-z][a-z0-9+.-]+:/i.test(url) || /^file:/i.test(url) || /^[a-z]:[\\/]/i.test(url);
 
 /** True when a file or URL the bundler wants lies outside the spec's own folder (or host). */
 function isOutside(url: string, source: SpecSource): boolean {

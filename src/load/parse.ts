@@ -8,8 +8,19 @@ export function parseSpecText(text: string, display: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const first = /\S/.exec(body.length > 4096 ? body.slice(0, 4096) : body)?.[0] ?? (body.trim() === '' ? undefined : '');
   if (first === undefined) throw new GeneratorError('spec', 'the OpenAPI document is empty', display);
-  return first === '{' || first === '[' ? parseJson(body, display) : parseYaml(body, display);
+  try {
+    return first === '{' || first === '[' ? parseJson(body, display) : parseYaml(body, display);
+  } catch (error) {
+    if (error instanceof RangeError) throw new GeneratorError('spec', 'the document is nested too deeply to read', display);
+    throw error;
+  }
 }
+
+/**
+ * YAML aliases may stand for the same node many times over; past this many uses (counting the aliases
+ * inside aliased nodes) a document is refused: 1 KB of doubling aliases would otherwise expand to gigabytes.
+ */
+export const MAX_YAML_ALIAS_COUNT = 100_000;
 
 function parseJson(text: string, display: string): unknown {
   try {
@@ -36,7 +47,14 @@ function parseYaml(text: string, display: string): unknown {
     const reason = first.message.split('\n')[0] ?? first.message;
     throw new GeneratorError('spec', `invalid YAML: ${reason}`, where);
   }
-  return document.toJS({ maxAliasCount: -1 });
+  try {
+    return document.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (error) {
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      throw new GeneratorError('spec', `invalid YAML: its aliases expand past ${MAX_YAML_ALIAS_COUNT.toLocaleString('en-US')} uses (refused as a resource exhaustion attack)`, display);
+    }
+    throw error;
+  }
 }
 
 /** 1-based line and column of a character offset. */

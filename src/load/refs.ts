@@ -6,7 +6,7 @@ export class RefResolver {
 
   constructor(
     readonly root: unknown,
-    private readonly display: string,
+    readonly display: string,
   ) {}
 
   /** The value at a JSON pointer (`/a/b`), or undefined. */

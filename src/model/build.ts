@@ -2,7 +2,7 @@ import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
 import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
 import { SchemaTypes, isObject, text } from './schemas.js';
-import { readRequirement, readSecuritySchemes } from './security.js';
+import { authorizationClashes, readRequirement, readSecuritySchemes } from './security.js';
 import { referencedSchemas } from './reach.js';
 import { operationParameters, type ParameterContext } from './parameters.js';
 import { requestBody, successResponse } from './media.js';
@@ -74,12 +74,16 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   });
 
   const info = isObject(root.info) ? root.info : {};
-  const serverUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
+  const firstUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
+  // Only an absolute http(s) URL can be the API's base: a relative one would be read as a file path.
+  const serverUrl = firstUrl !== undefined && /^https?:\/\/[^/?#]/i.test(firstUrl) ? firstUrl : undefined;
+  for (const warning of authorizationClashes(operations, securitySchemes, display)) warnings.push(warning);
   return {
     model: {
       title: typeof info.title === 'string' && info.title.trim() !== '' ? info.title : 'API',
       version: typeof info.version === 'string' ? info.version : String(info.version ?? ''),
       ...(serverUrl !== undefined && { serverUrl }),
+      ...(firstUrl !== undefined && serverUrl === undefined && { unusableServerUrl: firstUrl }),
       operations,
       types: schemas.types,
       tags: [...tags],

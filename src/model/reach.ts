@@ -34,11 +34,13 @@ const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)/;
 export function referencedSchemas(root: Record<string, unknown>, refs: RefResolver): ReadonlySet<string> {
   const found = new Set<string>();
   const followed = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
+  // A stack rather than recursion: a document may nest thousands of levels deep.
+  const pending: unknown[] = [root.paths];
+  for (let node = pending.pop(); pending.length > 0 || node !== undefined; node = pending.pop()) {
+    if (node === null || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
+      for (const item of node) pending.push(item);
+      continue;
     }
     const object = node as Record<string, unknown>;
     for (const key in object) {
@@ -46,18 +48,17 @@ export function referencedSchemas(root: Record<string, unknown>, refs: RefResolv
       // Examples are data (GitHub's are half of its paths). A schema property so named is skipped too;
       // what it references is then declared with its owner instead of in document order.
       if (key === 'example' || key === 'examples') continue;
-      if (key !== '$ref' || typeof value !== 'string') visit(value);
+      if (key !== '$ref' || typeof value !== 'string') pending.push(value);
       else if (!followed.has(value)) {
         followed.add(value);
         const target = targetOf(value);
         if (target === undefined) continue;
         const match = COMPONENT_SCHEMA.exec(target);
         if (match?.[1]) found.add(decodePointerToken(match[1]));
-        visit(refs.at(target));
+        pending.push(refs.at(target));
       }
     }
-  };
-  visit(root.paths);
+  }
   return found;
 }
 

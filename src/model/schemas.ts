@@ -1,4 +1,4 @@
-import { decodePointerToken, pointerToken } from '../errors.js';
+import { GeneratorError, decodePointerToken, pointerToken } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from './constraints.js';
@@ -6,6 +6,9 @@ import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from 
 type Schema = Record<string, unknown>;
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
+
+/** Deeper schemas are refused (their operation is skipped with a warning): no real spec comes near it. */
+export const MAX_SCHEMA_DEPTH = 200;
 const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
 
 /**
@@ -20,17 +23,43 @@ export class SchemaTypes {
 
   /** The type of the schema `node` found at pointer `at`; `origin` names it if it is an inline object. */
   typeOf(node: unknown, at: string, origin: TypeOrigin): TypeRef {
-    if (isRef(node)) {
-      const { value, pointer: target } = this.refs.follow(node, at);
-      const match = COMPONENT_SCHEMA.exec(target);
-      const targetOrigin: TypeOrigin = match?.[1]
-        ? { kind: 'component', name: decodePointerToken(match[1]) }
-        : origin;
-      const type = this.resolved(value, target, targetOrigin);
-      return node.nullable === true ? nullable(type) : type;
+    if (this.depth >= MAX_SCHEMA_DEPTH) {
+      const where = at.length > 200 ? `${at.slice(0, 120)}…${at.slice(-60)}` : at;
+      throw new GeneratorError('spec', `the schema is nested more than ${MAX_SCHEMA_DEPTH} levels deep`, `${this.refs.display}#${where}`);
     }
-    return this.resolved(node, at, origin);
+    this.depth++;
+    try {
+      if (isRef(node)) {
+        const { value, pointer: target } = this.refs.follow(node, at);
+        // A schema that contains itself other than through an object (`A: {type: array, items: A}`, a map of
+        // itself, an allOf of itself) has no type of its own: it is any JSON. Objects refer to their record.
+        if (this.resolving.has(target)) return ANY;
+        const match = COMPONENT_SCHEMA.exec(target);
+        const targetOrigin: TypeOrigin = match?.[1]
+          ? { kind: 'component', name: decodePointerToken(match[1]) }
+          : origin;
+        this.resolving.add(target);
+        try {
+          const type = this.resolved(value, target, targetOrigin);
+          return node.nullable === true ? nullable(type) : type;
+        } finally {
+          this.resolving.delete(target);
+        }
+      }
+      // A YAML alias is the same node wherever it is used: one type, not a copy per use.
+      const known = isObject(node) ? this.byNode.get(node) : undefined;
+      if (known) return known;
+      const type = this.resolved(node, at, origin);
+      if (isObject(node) && type.kind === 'object') this.byNode.set(node, type);
+      return type;
+    } finally {
+      this.depth--;
+    }
   }
+
+  private depth = 0;
+  private readonly resolving = new Set<string>();
+  private readonly byNode = new WeakMap<object, TypeRef>();
 
   /** Description and default of a schema; `$ref` siblings and `allOf` annotations win over the target. */
   facts(node: unknown, at: string): SchemaFacts {

@@ -1,7 +1,7 @@
 import { pointer, type Diagnostic } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
 import { isObject } from './schemas.js';
-import type { SecurityScheme } from './types.js';
+import type { Operation, SecurityScheme } from './types.js';
 
 /** The security schemes the generated server can send credentials for; others are reported. */
 export function readSecuritySchemes(root: Record<string, unknown>, refs: RefResolver, display: string, warnings: Diagnostic[]): SecurityScheme[] {
@@ -58,4 +58,33 @@ export function readRequirement(node: unknown): string[][] | undefined {
 /** Scheme names as the generated code keys them: requirements list them space-separated. */
 function schemeKey(name: string): string {
   return name.replace(/\s+/g, '_');
+}
+
+/** Schemes that send their credential in the Authorization header. */
+function writesAuthorization(scheme: SecurityScheme): boolean {
+  return scheme.kind === 'bearer' || scheme.kind === 'basic' || scheme.kind === 'oauth2ClientCredentials' || scheme.kind === 'accessToken'
+    || (scheme.kind === 'apiKey' && scheme.in === 'header' && scheme.parameter.toLowerCase() === 'authorization');
+}
+
+/**
+ * Requirements that need two schemes writing the Authorization header (bearer and basic, say): a request has
+ * one such header, and the last scheme listed writes it. Said once per requirement, where it is first used.
+ */
+export function authorizationClashes(operations: readonly Operation[], schemes: readonly SecurityScheme[], display: string): Diagnostic[] {
+  const byName = new Map(schemes.map((s) => [s.name, s]));
+  const seen = new Set<string>();
+  const warnings: Diagnostic[] = [];
+  for (const op of operations) {
+    for (const alternative of op.security ?? []) {
+      const clashing = alternative.filter((name) => { const s = byName.get(name); return s !== undefined && writesAuthorization(s); });
+      const key = alternative.join(' ');
+      if (clashing.length < 2 || seen.has(key)) continue;
+      seen.add(key);
+      warnings.push({
+        location: `${display}#${op.id}/security`,
+        message: `the security requirement {${alternative.join(', ')}} needs ${clashing.join(' and ')}, which all send the Authorization header: only ${clashing[clashing.length - 1]} (the last listed) is sent`,
+      });
+    }
+  }
+  return warnings;
 }

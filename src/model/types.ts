@@ -169,8 +169,10 @@ export interface Operation {
 export interface ApiModel {
   readonly title: string;
   readonly version: string;
-  /** The first server URL with variables substituted, or undefined when the spec has none. */
+  /** The first server URL with variables substituted, when it is an absolute http(s) URL. */
   readonly serverUrl?: string;
+  /** The first server URL when it is not one (`/api/v2` in a file spec, `javascript:…`): the server needs its setting. */
+  readonly unusableServerUrl?: string;
   readonly operations: readonly Operation[];
   /** Object types in the order they were first met: components first, then inline schemas. */
   readonly types: ReadonlyMap<string, ObjectType>;

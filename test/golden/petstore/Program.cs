@@ -26,7 +26,12 @@ builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
 var settings = builder.Configuration;
 var baseUrl = settings["PETSTORE_BASE_URL"];
 if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.ApiClient.DefaultBaseUrl;
-Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress);
+// Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.
+if (!Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress) || baseAddress.Scheme is not ("http" or "https"))
+{
+    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? "error: no base URL for the API: set PETSTORE_BASE_URL" : $"error: the base URL \"{baseUrl}\" is not an absolute http(s) URL: set PETSTORE_BASE_URL");
+    return 1;
+}
 var timeout = TimeSpan.FromSeconds(settings.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
 var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
 Tools.McpTools.MaxResultLength = settings.GetValue("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength);
@@ -58,10 +63,6 @@ builder.Services
 var app = builder.Build();
 // The tools publish the input schemas the generator wrote from the spec, constraints and all.
 Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
-if (baseAddress is null)
-{
-    app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("Startup")
-        .LogError("No valid base URL for the API: set PETSTORE_BASE_URL (now {BaseUrl}).", baseUrl);
-}
 
 await app.RunAsync();
+return 0;

@@ -15,7 +15,8 @@ export type ArgumentMode = 'required' | 'all';
 const BASE64_FORMAT = 'sweep-base64';
 registerFormat(BASE64_FORMAT, (random) => Buffer.from(Array.from({ length: random.int(1, 24) }, () => random.int(0, 255))).toString('base64'));
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+// Patterns as specs write them (PCRE and .NET habits such as `\-` in a class): not JavaScript's unicode mode.
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, unicodeRegExp: false });
 addFormats.default(ajv);
 const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -68,7 +69,11 @@ function generate(schema: Schema, mode: ArgumentMode, seed: number): Record<stri
 export function argumentsFor(inputSchema: object, mode: ArgumentMode, seed: number): { arguments: Record<string, unknown> } | { problem: string } {
   let validate = validators.get(inputSchema);
   if (!validate) {
-    validate = ajv.compile(inputSchema);
+    try {
+      validate = ajv.compile(inputSchema);
+    } catch (error) {
+      return { problem: `the schema cannot be checked: ${(error as Error).message}` };
+    }
     validators.set(inputSchema, validate);
   }
   const schema = forGeneration(inputSchema) as Schema;

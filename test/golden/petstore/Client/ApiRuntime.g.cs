@@ -8,6 +8,7 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Net.Http;
 using System.Net.Http.Headers;
 using System.Text;
@@ -247,7 +248,7 @@ public sealed class ApiRequest
                     }
                     if (style == ApiQueryStyle.DeepObject)
                     {
-                        AddQuery($"{name}[{property.Name}]", Format(property.Value));
+                        AddDeepObject($"{name}[{property.Name}]", property.Value);
                     }
                     else if (explode)
                     {
@@ -269,6 +270,31 @@ public sealed class ApiRequest
                 break;
         }
         return this;
+    }
+
+    /// <summary>
+    /// A deepObject member: nested objects as further brackets (<c>filter[a][b]=1</c>), arrays as
+    /// comma-separated values (<c>filter[id]=1,2</c>, the convention of APIs that take lists there).
+    /// </summary>
+    private void AddDeepObject(string name, JsonElement value)
+    {
+        switch (value.ValueKind)
+        {
+            case JsonValueKind.Object:
+                foreach (var property in value.EnumerateObject())
+                {
+                    AddDeepObject($"{name}[{property.Name}]", property.Value);
+                }
+                break;
+            case JsonValueKind.Array:
+                AddQuery(name, string.Join(",", value.EnumerateArray().Select(item => Format(item) ?? string.Empty)));
+                break;
+            case JsonValueKind.Null or JsonValueKind.Undefined:
+                break;
+            default:
+                AddQuery(name, Format(value));
+                break;
+        }
     }
 
     private void AddQuery(string name, string? value)
