@@ -91,11 +91,15 @@ describe('credentials', () => {
   });
 
   test('OAuth2 client credentials: fetched once, cached, fetched again after a 401', async () => {
-    assert.equal(await call(client, 'get_oauth'), '{"ok":true,"via":"oauth tok-1"}');
+    // The API echoes the token: the answer has it redacted, the request carried it.
+    const bearer = (): unknown => api.requests.at(-1)?.headers.authorization;
+    assert.equal(await call(client, 'get_oauth'), '{"ok":true,"via":"oauth [redacted]"}');
+    assert.equal(bearer(), 'Bearer tok-1');
     assert.equal(await call(client, 'get_either'), '{"ok":true,"via":"either: oauth"}');
     assert.equal(api.tokensIssued, 1);
     api.revokeTokens();
-    assert.equal(await call(client, 'get_oauth'), '{"ok":true,"via":"oauth tok-2"}');
+    assert.equal(await call(client, 'get_oauth'), '{"ok":true,"via":"oauth [redacted]"}');
+    assert.equal(bearer(), 'Bearer tok-2');
     assert.equal(api.tokensIssued, 2);
     const token = api.requests.find((r) => r.url === '/oauth/token');
     assert.equal(token?.method, 'POST');
@@ -108,7 +112,8 @@ describe('credentials', () => {
     const before = api.tokensIssued;
     const withToken = await connect(entry, { AUTH_BASE_URL: api.url, AUTH_OAUTH_TOKEN: ready });
     try {
-      assert.equal(await call(withToken, 'get_oauth'), `{"ok":true,"via":"oauth ${ready}"}`);
+      assert.equal(await call(withToken, 'get_oauth'), '{"ok":true,"via":"oauth [redacted]"}');
+      assert.equal(api.requests.at(-1)?.headers.authorization, `Bearer ${ready}`);
       assert.equal(api.tokensIssued, before, 'no token was asked for');
     } finally {
       await withToken.close();
@@ -126,7 +131,8 @@ describe('credentials', () => {
     const tokenUrl = `http://127.0.0.1:${(tokenService.address() as AddressInfo).port}/issue`;
     const elsewhere = await connect(entry, { AUTH_BASE_URL: api.url, AUTH_OAUTH_CLIENT_ID: SECRETS.clientId, AUTH_OAUTH_CLIENT_SECRET: SECRETS.clientSecret, AUTH_OAUTH_TOKEN_URL: tokenUrl });
     try {
-      assert.match(await call(elsewhere, 'get_oauth'), /^\{"ok":true,"via":"oauth tok-\d+"\}$/);
+      assert.equal(await call(elsewhere, 'get_oauth'), '{"ok":true,"via":"oauth [redacted]"}');
+      assert.match(String(api.requests.at(-1)?.headers.authorization), /^Bearer tok-\d+$/);
       assert.deepEqual(forwarded, ['/issue']);
     } finally {
       await elsewhere.close();

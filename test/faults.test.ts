@@ -92,7 +92,8 @@ describe('generated server under faults', () => {
     assert.match(await call('not-json'), /^Error: The response to GET \/pets is not valid JSON for .*\(HTTP 200\)$/);
     const huge = await call('huge');
     assert.ok(huge.startsWith('[{"id":1,"name":"xxxx'), huge.slice(0, 40));
-    assert.match(huge, /\n\[truncated: the result has 200\d+ characters and the limit is 1000; ask for less, e.g. with filters or paging\]$/);
+    // Read no further than 64 KB (the larger of 4 × the limit and 64 KB), then cut to the limit.
+    assert.match(huge, /\n\[truncated: the response was cut at 65536 bytes and not read further; ask for less, e.g. with filters or paging\]$/);
     assert.ok(huge.length < 1200);
   });
 

@@ -10,13 +10,16 @@ import { LONE_SURROGATE, bareName } from '../names/identifiers.js';
 import type { GeneratedFile } from './file.js';
 
 
+/** The client's runtime, real C# files in src/emit/csharp: results and limits, building, bodies, sending, error messages. */
+const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiErrorMessages'] as const;
+
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
   const source = `${model.title} ${model.version}`.trim();
   return [
     { path: `${FIXED_NAMES.clientClass}.g.cs`, content: emitClientClass(model, plan, namespace, source) },
     ...(model.securitySchemes.length > 0 ? [template('ApiCredentials', 'ApiCredentials.g.cs', namespace, source)] : []),
-    template('ApiRuntime', 'ApiRuntime.g.cs', namespace, source),
+    ...RUNTIME_FILES.map((name) => template(name, `${name}.g.cs`, namespace, source)),
     { path: 'Models.g.cs', content: emitModels(model, plan, namespace, source) },
   ];
 }

@@ -35,7 +35,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
     template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`, options.clientNamespace),
-    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, `the server ${options.serverName}`),
+    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, `the server ${options.serverName}`, options.clientNamespace),
   ];
 }
 
@@ -96,6 +96,8 @@ function emitProgram(options: HostOptions): string {
   w.line(`var timeout = TimeSpan.FromSeconds(settings.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
   w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
   w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = settings.GetValue(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength);`);
+  w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
+  w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
   if (credentials.length > 0) {
     w.line();

@@ -12,9 +12,6 @@ const jsonText = (value: unknown): string => JSON.stringify(value).replace(/[\u0
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
 
-/** Largest binary response returned inline (base64) by a tool. */
-const MAX_INLINE_BINARY_BYTES = 64 * 1024;
-
 /** MCP tool annotations by HTTP method. */
 function annotations(method: HttpMethod): string {
   switch (method) {
@@ -96,6 +93,10 @@ function emitRunAsync(w: CSharpWriter): void {
   w.open('if (!result.IsSuccess)');
   w.line('return "Error: " + result.Error;');
   w.close();
+  w.open('if (result.CutText is { } start)');
+  w.line('// Too large to read whole: its start, not parsed, and where it was cut.');
+  w.line('return Limit(start) + $"\\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";');
+  w.close();
   w.line();
   w.line('var json = result.Value switch');
   w.line('{');
@@ -105,14 +106,16 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('        status = result.StatusCode,');
   w.line('        contentType = file.ContentType,');
   w.line('        fileName = file.FileName,');
-  w.line('        length = file.Content.Length,');
-  w.line(`        base64 = file.Content.Length <= ${MAX_INLINE_BINARY_BYTES} ? Convert.ToBase64String(file.Content) : null,`);
-  w.line(`        note = file.Content.Length <= ${MAX_INLINE_BINARY_BYTES} ? null : "The content is over ${MAX_INLINE_BINARY_BYTES / 1024} KB and is not returned.",`);
+  w.line('        length = file.Length,');
+  w.line('        base64 = file.IsComplete ? Convert.ToBase64String(file.Content) : null,');
+  w.line(`        note = file.IsComplete ? null : $"The content is over {file.Content.Length} bytes and is not returned.",`);
   w.line(`    }, ${FIXED_NAMES.json}.Options),`);
   w.line(`    var value => JsonSerializer.Serialize(value, ${FIXED_NAMES.json}.Options),`);
   w.line('};');
   w.line('return json.Length <= MaxResultLength');
   w.line('    ? json');
-  w.line('    : json[..MaxResultLength] + $"\\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
+  w.line('    : Limit(json) + $"\\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
   w.close();
+  w.line();
+  w.line('private static string Limit(string text) => text.Length <= MaxResultLength ? text : text[..MaxResultLength];');
 }

@@ -88,6 +88,17 @@ public sealed class ApiCredentials
     public ApiCredentials(IEnumerable<ApiCredential> credentials, HttpMessageHandler? tokenHandler = null)
     {
         bySchema = credentials.ToDictionary(c => c.Scheme, StringComparer.Ordinal);
+        // Secrets never reach a result, an error or a log: nor the Basic header they make.
+        foreach (var credential in bySchema.Values)
+        {
+            ApiSecrets.Add(credential.Value);
+            ApiSecrets.Add(credential.Password);
+            ApiSecrets.Add(credential.ClientSecret);
+            if (credential.Kind == ApiCredentialKind.Basic && credential.IsConfigured)
+            {
+                ApiSecrets.Add(Convert.ToBase64String(Encoding.UTF8.GetBytes($"{credential.Username}:{credential.Password}")));
+            }
+        }
         tokenClient = new HttpClient(tokenHandler ?? new SocketsHttpHandler(), disposeHandler: tokenHandler is null) { Timeout = TimeSpan.FromSeconds(30) };
     }
 
@@ -210,6 +221,7 @@ public sealed class ApiCredentials
             }
             using var message = new HttpRequestMessage(HttpMethod.Post, tokenUrl) { Content = new FormUrlEncodedContent(form) };
             var clientPair = Encoding.UTF8.GetBytes($"{Uri.EscapeDataString(credential.ClientId!)}:{Uri.EscapeDataString(credential.ClientSecret!)}");
+            ApiSecrets.Add(Convert.ToBase64String(clientPair));
             message.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(clientPair));
             HttpResponseMessage response;
             try
@@ -226,13 +238,15 @@ public sealed class ApiCredentials
                 {
                     throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} answered HTTP {(int)response.StatusCode}; check {credential.Settings}");
                 }
-                using var document = JsonDocument.Parse(await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false));
+                var (body, _) = await ApiRequest.ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
+                using var document = JsonDocument.Parse(body);
                 var root = document.RootElement;
                 if (!root.TryGetProperty("access_token", out var accessToken) || accessToken.GetString() is not { Length: > 0 } token)
                 {
                     throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the answer of {tokenUrl} has no access_token");
                 }
                 var seconds = root.TryGetProperty("expires_in", out var expiresIn) && expiresIn.TryGetInt32(out var value) ? value : 3600;
+                ApiSecrets.Add(token);
                 tokens[credential.Scheme] = (token, DateTimeOffset.UtcNow.AddSeconds(seconds));
                 return token;
             }

@@ -103,7 +103,14 @@ internal static class McpArgumentErrors
         switch (value.ValueKind)
         {
             case JsonValueKind.String:
-                CheckString(schema, value.GetString() ?? string.Empty, path, problems);
+                if (TryGetText(value) is { } text)
+                {
+                    CheckString(schema, text, path, problems);
+                }
+                else
+                {
+                    problems.Add($"'{path}' is not valid text (it holds half of a UTF-16 surrogate pair)");
+                }
                 break;
             case JsonValueKind.Number:
                 CheckNumber(schema, value.GetDouble(), value.GetRawText(), path, problems);
@@ -141,6 +148,19 @@ internal static class McpArgumentErrors
         var problems = new List<string>();
         CheckValue(schema, value, string.Empty, problems);
         return problems.Count == 0;
+    }
+
+    /// <summary>The string, or null when JSON escapes make it invalid UTF-16 (a lone surrogate such as \ud800).</summary>
+    private static string? TryGetText(JsonElement value)
+    {
+        try
+        {
+            return value.GetString();
+        }
+        catch (InvalidOperationException)
+        {
+            return null;
+        }
     }
 
     private static void CheckString(JsonElement schema, string text, string path, List<string> problems)
@@ -286,7 +306,7 @@ internal static class McpArgumentErrors
         // The server reads numbers and booleans from strings too: "2" is the enum value 2.
         if (a.ValueKind != b.ValueKind && b.ValueKind == JsonValueKind.String)
         {
-            return a.GetRawText() == b.GetString();
+            return a.GetRawText() == TryGetText(b);
         }
         return JsonElement.DeepEquals(a, b);
     }
@@ -307,8 +327,8 @@ internal static class McpArgumentErrors
         "null" => value.ValueKind == JsonValueKind.Null,
         "string" => value.ValueKind == JsonValueKind.String,
         "boolean" => value.ValueKind is JsonValueKind.True or JsonValueKind.False,
-        "integer" => value.ValueKind == JsonValueKind.Number ? value.TryGetInt64(out _) : value.ValueKind == JsonValueKind.String && long.TryParse(value.GetString(), NumberStyles.Integer, CultureInfo.InvariantCulture, out _),
-        "number" => value.ValueKind == JsonValueKind.Number || (value.ValueKind == JsonValueKind.String && double.TryParse(value.GetString(), NumberStyles.Float, CultureInfo.InvariantCulture, out _)),
+        "integer" => value.ValueKind == JsonValueKind.Number ? value.TryGetInt64(out _) : value.ValueKind == JsonValueKind.String && long.TryParse(TryGetText(value), NumberStyles.Integer, CultureInfo.InvariantCulture, out _),
+        "number" => value.ValueKind == JsonValueKind.Number || (value.ValueKind == JsonValueKind.String && double.TryParse(TryGetText(value), NumberStyles.Float, CultureInfo.InvariantCulture, out _)),
         "array" => value.ValueKind == JsonValueKind.Array,
         "object" => value.ValueKind == JsonValueKind.Object,
         _ => true,

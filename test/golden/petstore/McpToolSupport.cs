@@ -10,6 +10,7 @@ using System.Linq;
 using System.Text.Json;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
+using Petstore.Client;
 
 namespace Petstore;
 
@@ -48,18 +49,23 @@ internal static class McpToolSupport
         }
         var name = tool.ProtocolTool.Name;
         var schema = tool.ProtocolTool.InputSchema;
-        if (McpArgumentErrors.Check(name, schema, context.Params?.Arguments) is { } invalid)
-        {
-            return ErrorResult(invalid);
-        }
         CallToolResult result;
         try
         {
+            if (McpArgumentErrors.Check(name, schema, context.Params?.Arguments) is { } invalid)
+            {
+                return ErrorResult(ApiSecrets.Redact(invalid));
+            }
             result = await next(context, cancellationToken);
         }
         catch (Exception exception) when (exception is not OperationCanceledException)
         {
-            return ErrorResult(McpArgumentErrors.Describe(name, schema, context.Params?.Arguments, exception));
+            return ErrorResult(ApiSecrets.Redact(McpArgumentErrors.Describe(name, schema, context.Params?.Arguments, exception)));
+        }
+        foreach (var block in result.Content.OfType<TextContentBlock>())
+        {
+            // No configured secret (nor a token obtained at run time) leaves the server, whatever the API echoes.
+            block.Text = ApiSecrets.Redact(block.Text);
         }
         if (result.IsError != true && result.Content.Count > 0 && result.Content[0] is TextContentBlock { Text: var text } && text.StartsWith("Error: ", StringComparison.Ordinal))
         {

@@ -110,6 +110,11 @@ public static partial class McpTools
         {
             return "Error: " + result.Error;
         }
+        if (result.CutText is { } start)
+        {
+            // Too large to read whole: its start, not parsed, and where it was cut.
+            return Limit(start) + $"\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";
+        }
 
         var json = result.Value switch
         {
@@ -119,16 +124,18 @@ public static partial class McpTools
                 status = result.StatusCode,
                 contentType = file.ContentType,
                 fileName = file.FileName,
-                length = file.Content.Length,
-                base64 = file.Content.Length <= 65536 ? Convert.ToBase64String(file.Content) : null,
-                note = file.Content.Length <= 65536 ? null : "The content is over 64 KB and is not returned.",
+                length = file.Length,
+                base64 = file.IsComplete ? Convert.ToBase64String(file.Content) : null,
+                note = file.IsComplete ? null : $"The content is over {file.Content.Length} bytes and is not returned.",
             }, ApiJson.Options),
             var value => JsonSerializer.Serialize(value, ApiJson.Options),
         };
         return json.Length <= MaxResultLength
             ? json
-            : json[..MaxResultLength] + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
+            : Limit(json) + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
     }
+
+    private static string Limit(string text) => text.Length <= MaxResultLength ? text : text[..MaxResultLength];
 
     /// <summary>The JSON Schema of a tool's arguments, as the host publishes it and checks calls against it: the spec's constraints, which the C# parameter types cannot carry.</summary>
     [AttributeUsage(AttributeTargets.Method)]

@@ -35,6 +35,8 @@ if (!Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Abso
 var timeout = TimeSpan.FromSeconds(settings.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
 var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
 Tools.McpTools.MaxResultLength = settings.GetValue("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength);
+// A body is read no further than what could make an answer: memory per call does not depend on the API.
+Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>

@@ -1,0 +1,217 @@
+#nullable enable
+
+using System;
+using System.Globalization;
+using System.IO;
+using System.Net.Http;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// Sending a request and reading its answer, bounded: redirects followed only within the API's origin, the
+/// timeout over the whole exchange (the body included), and every body read with a byte cap as it arrives.
+/// </summary>
+public sealed partial class ApiRequest
+{
+    private const int MaxRedirects = 5;
+
+    /// <summary>Sends the request and reads the response. Failures become an <see cref="ApiError"/>; only cancellation throws.</summary>
+    public async Task<ApiResult<T>> SendAsync<T>(HttpClient httpClient, ApiResponseKind responseKind, CancellationToken cancellationToken)
+    {
+        if (problem is not null)
+        {
+            return Failure<T>(null, $"{Display} was not sent: {problem}");
+        }
+        if (httpClient.BaseAddress is null)
+        {
+            return Failure<T>(null, $"{Display} was not sent: no base URL is configured for the API");
+        }
+        // The path and query are escaped here; Uri must not undo that (it would turn %2E%2E into a "..").
+        var baseUrl = httpClient.BaseAddress.AbsoluteUri;
+        var target = new Uri(
+            (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty),
+            new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
+        // HttpClient.Timeout stops counting when the headers arrive: this deadline covers the body too.
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        if (httpClient.Timeout != Timeout.InfiniteTimeSpan)
+        {
+            deadline.CancelAfter(httpClient.Timeout);
+        }
+        var token = deadline.Token;
+        var method = Method;
+        var withBody = true;
+        try
+        {
+            // Redirects are followed here, and only within the API's origin: the credentials go nowhere else.
+            for (var redirects = 0; ; redirects++)
+            {
+                using var message = CreateMessage(method, target, withBody);
+                using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, token).ConfigureAwait(false);
+                var status = (int)response.StatusCode;
+                if (status is 301 or 302 or 303 or 307 or 308 && response.Headers.Location is { } location)
+                {
+                    var next = new Uri(target, location);
+                    if (!SameOrigin(next, httpClient.BaseAddress))
+                    {
+                        return Failure<T>(status, $"{Display} was redirected to {next.GetLeftPart(UriPartial.Authority)}, another origin than the API's, and the redirect was not followed");
+                    }
+                    if (redirects == MaxRedirects)
+                    {
+                        return Failure<T>(status, $"{Display} was redirected more than {MaxRedirects} times");
+                    }
+                    // 303, and 301/302 after a POST, continue as a GET without the body (as browsers do).
+                    if (status == 303 || (status is 301 or 302 && method == HttpMethod.Post))
+                    {
+                        method = HttpMethod.Get;
+                        withBody = false;
+                    }
+                    target = next;
+                    continue;
+                }
+                if (!response.IsSuccessStatusCode)
+                {
+                    var errorBody = await ReadErrorBodyAsync(response, token).ConfigureAwait(false);
+                    return ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact(ApiErrorMessages.Describe(this, response, errorBody)), ApiSecrets.Redact(errorBody)));
+                }
+                return await ReadSuccessAsync<T>(response, responseKind, token).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            throw;
+        }
+        catch (ApiCredentialsException exception)
+        {
+            return Failure<T>(null, $"{Display} was not sent: {exception.Message}");
+        }
+        catch (OperationCanceledException)
+        {
+            return Failure<T>(null, $"{Display} timed out after {httpClient.Timeout.TotalSeconds.ToString("0.#", CultureInfo.InvariantCulture)} s");
+        }
+        catch (HttpRequestException exception) when (exception.StatusCode is null && exception.HttpRequestError is HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError or HttpRequestError.SecureConnectionError or HttpRequestError.ProxyTunnelError)
+        {
+            return Failure<T>(null, $"{Display} could not reach the API at {httpClient.BaseAddress}: {ApiErrorMessages.Reason(exception)}");
+        }
+        catch (Exception exception) when (exception is HttpRequestException or IOException)
+        {
+            return Failure<T>(null, $"{Display} failed before a complete response arrived: {ApiErrorMessages.Reason(exception)}");
+        }
+    }
+
+    private static ApiResult<T> Failure<T>(int? status, string message) => ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact(message), null));
+
+    private static bool SameOrigin(Uri a, Uri b) =>
+        string.Equals(a.Scheme, b.Scheme, StringComparison.OrdinalIgnoreCase) && string.Equals(a.IdnHost, b.IdnHost, StringComparison.OrdinalIgnoreCase) && a.Port == b.Port;
+
+    /// <summary>A new message for each attempt (a message, and its content, can be sent once).</summary>
+    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody)
+    {
+        var message = new HttpRequestMessage(method, target) { Content = withBody ? content?.Invoke() : null };
+        if (security is not null)
+        {
+            message.Options.Set(SecurityOption, security);
+        }
+        foreach (var header in headers)
+        {
+            if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
+            {
+                message.Content?.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
+        if (cookies.Count > 0)
+        {
+            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
+        }
+        if (accept is not null)
+        {
+            message.Headers.TryAddWithoutValidation("Accept", accept);
+        }
+        return message;
+    }
+
+    private async Task<ApiResult<T>> ReadSuccessAsync<T>(HttpResponseMessage response, ApiResponseKind responseKind, CancellationToken cancellationToken)
+    {
+        var status = (int)response.StatusCode;
+        if (responseKind == ApiResponseKind.Binary)
+        {
+            var (bytes, whole) = await ReadCappedAsync(response.Content, ApiLimits.MaxBinaryBytes, cancellationToken).ConfigureAwait(false);
+            var headers = response.Content.Headers;
+            var file = new ApiFile(headers.ContentType?.ToString(), headers.ContentDisposition?.FileNameStar ?? headers.ContentDisposition?.FileName?.Trim('"'), bytes)
+            {
+                Length = whole ? bytes.Length : headers.ContentLength,
+                IsComplete = whole,
+            };
+            return ApiResult<T>.Success(status, file is T value ? value : default);
+        }
+        var (body, complete) = await ReadCappedAsync(response.Content, ApiLimits.MaxResponseBytes, cancellationToken).ConfigureAwait(false);
+        var text = Encoding.UTF8.GetString(body);
+        if (!complete)
+        {
+            // Not read further: what came is handed on as text, and says where it was cut.
+            return ApiResult<T>.Cut(status, ApiSecrets.Redact(text), body.Length);
+        }
+        if (responseKind == ApiResponseKind.Text)
+        {
+            return ApiResult<T>.Success(status, text is T textValue ? textValue : default);
+        }
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return ApiResult<T>.Success(status, default);
+        }
+        // A string the API sends as text, not as JSON (specs often say JSON, or */*, for plain text).
+        if (typeof(T) == typeof(string) && response.Content.Headers.ContentType?.MediaType is { } actual && !actual.Contains("json", StringComparison.OrdinalIgnoreCase) && text.TrimStart() is not ['"', ..])
+        {
+            return ApiResult<T>.Success(status, text is T plain ? plain : default);
+        }
+        try
+        {
+            return ApiResult<T>.Success(status, JsonSerializer.Deserialize<T>(text, ApiJson.Options));
+        }
+        catch (JsonException exception)
+        {
+            var expected = responseKind == ApiResponseKind.None ? "JSON" : $"JSON for {typeof(T).Name}";
+            return ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact($"The response to {Display} is not valid {expected}: {exception.Message}"), ApiSecrets.Redact(Cut(text, ApiLimits.MaxErrorBodyBytes))));
+        }
+    }
+
+    private static async Task<string> ReadErrorBodyAsync(HttpResponseMessage response, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var (bytes, _) = await ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
+            return Encoding.UTF8.GetString(bytes);
+        }
+        catch (Exception exception) when (exception is HttpRequestException or IOException)
+        {
+            return string.Empty;
+        }
+    }
+
+    /// <summary>
+    /// At most <paramref name="maxBytes"/> of a body, read as they arrive; reading stops there (the caller then
+    /// disposes the response, which closes the connection). Whether the whole body was read.
+    /// </summary>
+    public static async Task<(byte[] Bytes, bool Whole)> ReadCappedAsync(HttpContent content, int maxBytes, CancellationToken cancellationToken)
+    {
+        await using var stream = await content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
+        var buffer = new byte[Math.Min(maxBytes + 1, 81920)];
+        using var kept = new MemoryStream();
+        while (kept.Length <= maxBytes)
+        {
+            var read = await stream.ReadAsync(buffer.AsMemory(0, (int)Math.Min(buffer.Length, maxBytes + 1 - kept.Length)), cancellationToken).ConfigureAwait(false);
+            if (read == 0)
+            {
+                return (kept.ToArray(), true);
+            }
+            kept.Write(buffer, 0, read);
+        }
+        var bytes = kept.GetBuffer().AsSpan(0, maxBytes).ToArray();
+        return (bytes, false);
+    }
+
+    private static string Cut(string text, int maxChars) => text.Length <= maxChars ? text : text[..maxChars];
+}
