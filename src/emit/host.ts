@@ -131,7 +131,8 @@ function emitProgram(options: HostOptions): string {
   w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
   w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
   w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
-  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));`);
+  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls))`);
+  w.line(`    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));`);
   w.line();
   w.line('var app = builder.Build();');
   w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');

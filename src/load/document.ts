@@ -16,10 +16,12 @@ export interface LoadedSpec {
 export interface LoadOptions {
   /** Follow external `$ref`s anywhere (other folders, other hosts), not only under the spec's own folder or host. */
   readonly allowExternalRefs?: boolean;
+  /** How long a URL (the spec, or one a `$ref` names) may take to download whole; 60 s by default. */
+  readonly fetchTimeoutMs?: number;
 }
 
 export async function loadSpec(input: string, options: LoadOptions = {}): Promise<LoadedSpec> {
-  const source = await readSpecSource(input);
+  const source = await readSpecSource(input, options.fetchTimeoutMs);
   const parsed = parseSpecText(source.text, source.display);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new GeneratorError('spec', 'not an OpenAPI document: the top level is not an object', `${source.display}#`);
@@ -29,7 +31,7 @@ export async function loadSpec(input: string, options: LoadOptions = {}): Promis
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
   // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
   const external = mayHaveExternalRefs(source.text) ? findExternalRefs(root) : [];
-  if (external.length > 0) root = await bundleExternalRefs(root, source, external, options.allowExternalRefs === true);
+  if (external.length > 0) root = await bundleExternalRefs(root, source, external, options.allowExternalRefs === true, options.fetchTimeoutMs);
   if (typeof root.paths !== 'object' || root.paths === null) {
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
   }

@@ -43,7 +43,7 @@ export function findExternalRefs(root: unknown): ExternalRef[] {
  * Pulls external files into the document. References may only reach files under the spec's own
  * folder (local specs) or the spec's own host (URL specs), unless `allowAnywhere`.
  */
-export async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean): Promise<Record<string, unknown>> {
+export async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean, fetchTimeoutMs?: number): Promise<Record<string, unknown>> {
   if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
   const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
   try {
@@ -67,7 +67,7 @@ export async function bundleExternalRefs(root: Record<string, unknown>, source: 
     const readUrl = async (file: { url: string }): Promise<Buffer> => {
       if (!allowAnywhere && isOutside(file.url, source)) return refuse(file.url, outside(file.url));
       try {
-        return await fetchCapped(file.url);
+        return await fetchCapped(file.url, undefined, fetchTimeoutMs);
       } catch (error) {
         return refuse(file.url, `cannot read ${file.url}: ${error instanceof GeneratorError ? error.detail : String(error)}`);
       }

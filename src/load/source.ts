@@ -13,9 +13,9 @@ export interface SpecSource {
 }
 
 /** Reads a spec from a file path, a `file://` URL or an `http(s)://` URL. */
-export async function readSpecSource(input: string): Promise<SpecSource> {
+export async function readSpecSource(input: string, fetchTimeoutMs?: number): Promise<SpecSource> {
   if (input.trim() === '') throw new GeneratorError('usage', 'no OpenAPI document given');
-  if (/^https?:\/\//i.test(input)) return { display: input, location: input, isUrl: true, text: (await fetchCapped(input)).toString('utf8') };
+  if (/^https?:\/\//i.test(input)) return { display: input, location: input, isUrl: true, text: (await fetchCapped(input, undefined, fetchTimeoutMs)).toString('utf8') };
   const path = /^file:/i.test(input) ? fileURLToPath(input) : input;
   return { display: input, location: path, isUrl: false, text: await readLocal(path, input) };
 }

@@ -12,6 +12,7 @@ namespace __NAMESPACE__;
 public static class ApiErrorMessages
 {
     private const int MaxMessageChars = 1000;
+    private const int MaxPlainTextChars = 500;
 
     /// <summary>The message from the error body where it has one, otherwise what failed.</summary>
     public static string Describe(ApiRequest request, HttpResponseMessage response, string body)
@@ -77,8 +78,9 @@ public static class ApiErrorMessages
                 return null;
             }
         }
+        // Plain text is a message when it is short: a long body (a page, a dump) says nothing by itself.
         var isText = mediaType is null || mediaType.StartsWith("text/plain", StringComparison.OrdinalIgnoreCase);
-        return isText && trimmed[0] != '<' ? Limit(trimmed) : null;
+        return isText && trimmed[0] != '<' && trimmed.Length <= MaxPlainTextChars ? trimmed : null;
     }
 
     private static string? FromJson(JsonElement element)

@@ -8,6 +8,8 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text.Json;
+using System.Text.Json.Nodes;
+using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
 using Petstore.Client;
@@ -73,6 +75,37 @@ internal static class McpToolSupport
         }
         return result;
     };
+
+    /// <summary>
+    /// The message filter: a tools/call whose arguments the SDK cannot even read (a string holding half of a UTF-16
+    /// surrogate pair) is answered as invalid arguments, as any other, instead of with a protocol error.
+    /// </summary>
+    public static McpMessageFilter CheckMessages { get; } = next => async (context, cancellationToken) =>
+    {
+        if (context.JsonRpcMessage is JsonRpcRequest { Method: RequestMethods.ToolsCall, Params: JsonObject parameters } request
+            && parameters["arguments"] is JsonObject arguments && arguments.Where(a => !Readable(a.Value)).Select(a => a.Key).ToList() is { Count: > 0 } unreadable)
+        {
+            var name = Readable(parameters["name"]) ? parameters["name"]?.GetValue<string>() : null;
+            var problems = string.Join("; ", unreadable.Select(a => $"'{a}' is not valid text (it holds half of a UTF-16 surrogate pair)"));
+            var result = ErrorResult($"Error: invalid arguments for {name}: {problems}");
+            await context.Server.SendMessageAsync(new JsonRpcResponse { Id = request.Id, Result = JsonSerializer.SerializeToNode(result, McpJsonUtilities.DefaultOptions) }, cancellationToken);
+            return;
+        }
+        await next(context, cancellationToken);
+    };
+
+    private static bool Readable(JsonNode? node)
+    {
+        try
+        {
+            node?.ToJsonString();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            return false;
+        }
+    }
 
     private static CallToolResult ErrorResult(string message) => new() { IsError = true, Content = [new TextContentBlock { Text = message }] };
 }

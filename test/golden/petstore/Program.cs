@@ -60,7 +60,8 @@ builder.Services
     // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
     .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly, Client.ApiJson.Options)
     // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
-    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls));
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls))
+    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));
 
 var app = builder.Build();
 // The tools publish the input schemas the generator wrote from the spec, constraints and all.
