@@ -18,7 +18,7 @@ import { GeneratorError, generateClient, generateProject, generateTools, planNam
 import { detectFramework } from '../src/dotnet.js';
 import { FIXED_SPECS, LONG_FRAGMENT, SEED, hostile, sampleSpecs, specArbitrary } from './support/injection/specs.js';
 import { buildBatch, diagnosticLines, inspectBatch, parseLocation, sourceExcerpt, writeBatchProject, type BuildResult, type TypeInfo } from './support/injection/batch.js';
-import { declarationProblems, runtimeTypeNames } from './support/injection/expected.js';
+import { declarationProblems, runtimeTypeNames, type RuntimeTypes } from './support/injection/expected.js';
 
 /** Random documents in the batch; with the hand-written ones, about 30 specs in one build. */
 const RANDOM_SPECS = 25;
@@ -30,7 +30,7 @@ interface Spec {
   api?: PreparedApi;
   plan?: NamePlan;
   /** Types of the runtime files copied into the client (everything but ApiClient.g.cs and Models.g.cs). */
-  runtimeTypes?: string[];
+  runtimeTypes?: RuntimeTypes;
   error?: string;
 }
 
@@ -155,7 +155,7 @@ describe('hostile specs: everything from the spec is escaped where it lands', ()
     assert.deepEqual(others, ['InjectionInspector.Inspector']);
     for (const spec of specs.filter((s) => s.runtimeTypes)) {
       for (const name of ['ApiResult`1', 'ApiError', 'ApiRequest', 'ApiJson', 'ApiErrorMessages', 'ApiFile', 'ApiResponseKind', 'ApiQueryStyle']) {
-        assert.ok(spec.runtimeTypes?.includes(name), `s${spec.index}: runtime type ${name} not found in the runtime files (${spec.runtimeTypes?.join(', ')})`);
+        assert.ok(spec.runtimeTypes?.topLevel.includes(name), `s${spec.index}: runtime type ${name} not found in the runtime files (${spec.runtimeTypes?.topLevel.join(', ')})`);
       }
     }
   });

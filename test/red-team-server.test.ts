@@ -2,7 +2,7 @@
  * A generated server against a hostile API: a raw TCP server on 127.0.0.1 that redirects to other origins,
  * drips its body, sends 50 MB or never stops, and repeats the credentials it was sent. The server keeps
  * every credential to the API's origin and out of every answer, bounds every call in time and in memory,
- * and refuses to start with a base URL that is not an absolute http(s) URL.
+ * and refuses to start with a base URL that is not an absolute http(s) URL or a number setting out of range.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -148,13 +148,19 @@ describe('generated server against a hostile API', () => {
     assert.deepEqual(await answer('get_search', { q: 'a\ud800b' }), { isError: true, text: "Error: invalid arguments for get_search: 'q' is not valid text (it holds half of a UTF-16 surrogate pair)" });
   });
 
-  test('a base URL that is not an absolute http(s) URL: the server refuses to start, in one line', async () => {
-    for (const [url, message] of [['/api/v2', 'error: the base URL "/api/v2" is not an absolute http(s) URL: set HOSTILE_BASE_URL'], ['javascript:alert(1)', 'error: the base URL "javascript:alert(1)" is not an absolute http(s) URL: set HOSTILE_BASE_URL']] as const) {
-      const child = spawn('dotnet', [dll], { env: { ...process.env, HOSTILE_BASE_URL: url }, stdio: ['pipe', 'pipe', 'pipe'] });
+  test('a base URL that is not an absolute http(s) URL, a number setting out of range: the server refuses to start, in one line', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ HOSTILE_BASE_URL: '/api/v2' }, 'error: the base URL "/api/v2" is not an absolute http(s) URL: set HOSTILE_BASE_URL'],
+      [{ HOSTILE_BASE_URL: 'javascript:alert(1)' }, 'error: the base URL "javascript:alert(1)" is not an absolute http(s) URL: set HOSTILE_BASE_URL'],
+      [{ HOSTILE_BASE_URL: 'http://127.0.0.1:9/', HOSTILE_TIMEOUT_SECONDS: '-5' }, 'error: HOSTILE_TIMEOUT_SECONDS is "-5": give a number from 1 to 3600'],
+      [{ HOSTILE_BASE_URL: 'http://127.0.0.1:9/', HOSTILE_MAX_RESULT_LENGTH: 'lots' }, 'error: HOSTILE_MAX_RESULT_LENGTH is "lots": give a number from 1000 to 50000000'],
+    ];
+    for (const [settings, message] of cases) {
+      const child = spawn('dotnet', [dll], { env: { ...process.env, ...settings }, stdio: ['pipe', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => void (stderr += c.toString('utf8')));
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      assert.equal(code, 1);
+      assert.equal(code, 1, stderr);
       assert.equal(stderr, `${message}\n`);
     }
   });

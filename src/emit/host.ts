@@ -71,7 +71,7 @@ function emitProgram(options: HostOptions): string {
   const env = environmentVariables(options.serverName);
   const w = new CSharpWriter();
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
-  const usings = ['System', 'System.Net.Http', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
+  const usings = ['System', 'System.Globalization', 'System.Net.Http', 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
   for (const using of usings) w.line(`using ${using};`);
   w.line(`using Client = global::${options.clientNamespace};`);
   w.line(`using Tools = global::${options.namespace};`);
@@ -93,9 +93,14 @@ function emitProgram(options: HostOptions): string {
   w.line(`    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? ${stringLiteral(`error: no base URL for the API: set ${env.baseUrl}`)} : $${stringLiteral(`error: the base URL "{baseUrl}" is not an absolute http(s) URL: set ${env.baseUrl}`)});`);
   w.line('    return 1;');
   w.line('}');
-  w.line(`var timeout = TimeSpan.FromSeconds(settings.GetValue(${stringLiteral(env.timeout)}, 30.0));`);
+  w.line(`if (!TryReadNumber(${stringLiteral(env.timeout)}, 30, 1, 3600, out var timeoutSeconds)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength, 1000, 50_000_000, out var maxResultLength))`);
+  w.line('{');
+  w.line('    return 1;');
+  w.line('}');
+  w.line('var timeout = TimeSpan.FromSeconds(timeoutSeconds);');
   w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
-  w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = settings.GetValue(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength);`);
+  w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = (int)maxResultLength;`);
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
@@ -140,6 +145,16 @@ function emitProgram(options: HostOptions): string {
   w.line();
   w.line('await app.RunAsync();');
   w.line('return 0;');
+  w.line();
+  w.line('// A number setting: its default when unset, else a number in range, else one line on stderr and no start.');
+  w.open('bool TryReadNumber(string name, double fallback, double min, double max, out double value)');
+  w.line('var text = settings[name];');
+  w.line('value = fallback;');
+  w.line('if (string.IsNullOrWhiteSpace(text)) return true;');
+  w.line('if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value >= min && value <= max) return true;');
+  w.line('Console.Error.WriteLine($"error: {name} is \\"{text}\\": give a number from {min} to {max}");');
+  w.line('return false;');
+  w.close();
   return w.toString();
 }
 

@@ -115,7 +115,10 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('return json.Length <= MaxResultLength');
   w.line('    ? json');
   w.line('    : Limit(json) + $"\\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";');
-  w.close();
   w.line();
-  w.line('private static string Limit(string text) => text.Length <= MaxResultLength ? text : text[..MaxResultLength];');
+  w.line('// The first MaxResultLength characters, never half of a surrogate pair.');
+  w.line('static string Limit(string text) => text.Length <= MaxResultLength');
+  w.line('    ? text');
+  w.line('    : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];');
+  w.close();
 }

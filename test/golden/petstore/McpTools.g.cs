@@ -133,9 +133,12 @@ public static partial class McpTools
         return json.Length <= MaxResultLength
             ? json
             : Limit(json) + $"\n[truncated: the result has {json.Length} characters and the limit is {MaxResultLength}; ask for less, e.g. with filters or paging]";
-    }
 
-    private static string Limit(string text) => text.Length <= MaxResultLength ? text : text[..MaxResultLength];
+        // The first MaxResultLength characters, never half of a surrogate pair.
+        static string Limit(string text) => text.Length <= MaxResultLength
+            ? text
+            : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];
+    }
 
     /// <summary>The JSON Schema of a tool's arguments, as the host publishes it and checks calls against it: the spec's constraints, which the C# parameter types cannot carry.</summary>
     [AttributeUsage(AttributeTargets.Method)]

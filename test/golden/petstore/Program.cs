@@ -5,6 +5,7 @@
 #nullable enable
 
 using System;
+using System.Globalization;
 using System.Net.Http;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -32,9 +33,14 @@ if (!Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Abso
     Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? "error: no base URL for the API: set PETSTORE_BASE_URL" : $"error: the base URL \"{baseUrl}\" is not an absolute http(s) URL: set PETSTORE_BASE_URL");
     return 1;
 }
-var timeout = TimeSpan.FromSeconds(settings.GetValue("PETSTORE_TIMEOUT_SECONDS", 30.0));
+if (!TryReadNumber("PETSTORE_TIMEOUT_SECONDS", 30, 1, 3600, out var timeoutSeconds)
+    || !TryReadNumber("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength, 1000, 50_000_000, out var maxResultLength))
+{
+    return 1;
+}
+var timeout = TimeSpan.FromSeconds(timeoutSeconds);
 var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
-Tools.McpTools.MaxResultLength = settings.GetValue("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength);
+Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
 
@@ -69,3 +75,14 @@ Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>
 
 await app.RunAsync();
 return 0;
+
+// A number setting: its default when unset, else a number in range, else one line on stderr and no start.
+bool TryReadNumber(string name, double fallback, double min, double max, out double value)
+{
+    var text = settings[name];
+    value = fallback;
+    if (string.IsNullOrWhiteSpace(text)) return true;
+    if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value >= min && value <= max) return true;
+    Console.Error.WriteLine($"error: {name} is \"{text}\": give a number from {min} to {max}");
+    return false;
+}

@@ -19,13 +19,29 @@ const MCP_SERVER_TOOL = 'ModelContextProtocol.Server.McpServerToolAttribute';
 const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttribute';
 const INPUT_SCHEMA = 'InputSchemaAttribute';
 
-/**
- * Top-level types declared by runtime files (the templates copied into the client, such as
- * `ApiRuntime.g.cs`: `ApiResult\`1`, `ApiError`, …), as reflection names them.
- */
-export function runtimeTypeNames(runtimeFiles: readonly string[]): string[] {
-  return runtimeFiles.flatMap((content) => [...content.matchAll(/^public\s+(?:(?:static|sealed|abstract|partial|readonly)\s+)*(?:class|record|struct|enum|interface)\s+(\w+)(<[^>]*>)?/gm)]
-    .map((m) => (m[2] ? `${m[1]}\`${m[2].split(',').length}` : m[1] ?? '')));
+/** Types declared by the runtime files (the templates copied into the client), as reflection names them. */
+export interface RuntimeTypes {
+  /** Top-level types (`ApiResult\`1`, `ApiError`, …); a partial class spread over several files counts once. */
+  readonly topLevel: string[];
+  /** Types declared inside them, as `Outer+Inner`. */
+  readonly nested: string[];
+}
+
+const DECLARATION = /^(\s*)(?:(?:public|private|internal|static|sealed|abstract|partial|readonly)\s+)+(?:class|record|struct|enum|interface)\s+(\w+)(<[^>]*>)?/gm;
+
+/** The types the runtime files declare: unindented declarations are top-level, indented ones nested in the last. */
+export function runtimeTypeNames(runtimeFiles: readonly string[]): RuntimeTypes {
+  const topLevel = new Set<string>();
+  const nested = new Set<string>();
+  for (const content of runtimeFiles) {
+    let outer = '';
+    for (const m of content.matchAll(DECLARATION)) {
+      const name = m[3] ? `${m[2]}\`${m[3].split(',').length}` : m[2] ?? '';
+      if ((m[1] ?? '') === '') topLevel.add(outer = name);
+      else nested.add(`${outer}+${name}`);
+    }
+  }
+  return { topLevel: [...topLevel], nested: [...nested] };
 }
 
 /** Members the compiler writes (backing fields, closures, `<Clone>$`): an injected name cannot contain `<`. */
@@ -90,19 +106,19 @@ const names = (members: readonly MemberInfo[], kind: MemberInfo['kind']): string
   members.filter((m) => m.kind === kind && !isCompilerGenerated(m.name)).map((m) => m.name);
 
 /** Problems with the declarations of spec `index` (namespaces `S<index>` and `S<index>.Client`). */
-export function declarationProblems(index: number, api: PreparedApi, plan: NamePlan, runtimeTypes: readonly string[], doc: Record<string, unknown>, all: readonly TypeInfo[]): string[] {
+export function declarationProblems(index: number, api: PreparedApi, plan: NamePlan, runtimeTypes: RuntimeTypes, doc: Record<string, unknown>, all: readonly TypeInfo[]): string[] {
   const problems: string[] = [];
   const namespace = `S${index}`;
   const clientNamespace = `${namespace}.Client`;
   const mine = all.filter((t) => t.namespace === namespace || t.namespace === clientNamespace || t.namespace?.startsWith(`${namespace}.`));
 
-  // Types: exactly the planned records, the runtime and the two classes; no nested type but the compiler's.
+  // Types: exactly the planned records, the runtime and the two classes; no nested type but the compiler's and the runtime's.
   const topLevel = mine.filter((t) => t.declaringType === null && !isCompilerGenerated(t.name));
   const records = [...plan.types.values()].map((t) => bareName(t.name));
-  problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes, FIXED_NAMES.clientClass, ...records]));
+  problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes.topLevel, FIXED_NAMES.clientClass, ...records]));
   problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools]));
   problems.push(...diffNames(`other namespaces under ${namespace}`, topLevel.filter((t) => t.namespace !== namespace && t.namespace !== clientNamespace).map((t) => t.fullName), []));
-  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`]));
+  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`, ...runtimeTypes.nested.map((n) => `${clientNamespace}.${n}`)]));
   const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
 
   // Records: exactly the planned properties and their JSON names; no schema attributes (the tools publish their own schemas).
