@@ -94,8 +94,10 @@ describe('kitchen-sink API through the generated MCP server', () => {
   test('path values are escaped into one segment; 204 gives a status', async () => {
     assert.deepEqual(JSON.parse(await callText(client, 'get_item', { id: 'a/b?c#d', idQuery: 'q' })), { id: 'a/b?c#d', name: 'Lamp' });
     assert.equal(last().url, '/v1/items/a%2Fb%3Fc%23d?id=q');
-    assert.equal(await callText(client, 'delete_item', { id: '..' }), '{"status":204}');
+    assert.equal(await callText(client, 'delete_item', { id: '..', contentLanguage: 'de' }), '{"status":204}');
     assert.equal(last().url, '/v1/items/%2E%2E');
+    // A content header goes with empty content when the request has none.
+    assert.deepEqual([last().headers['content-language'], last().headers['content-length'], last().body.length], ['de', '0', 0]);
     const count = api.requests.length;
     for (const id of ['//evil.example/x', 'http://evil.example/', '../../../admin', '%2e%2e', 'a\r\nHost: evil.example']) {
       await callText(client, 'delete_item', { id });

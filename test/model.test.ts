@@ -95,6 +95,28 @@ test('only the component schemas the operations reference become types, in docum
   assert.deepEqual([...api.model.types.keys()], ['/components/schemas/Line', '/components/schemas/Order', '/components/schemas/OrderId']);
 });
 
+test('a record that contains itself through a $ref is its own type; required names the spec does not describe are any JSON, with a warning', async () => {
+  const api = await spec({
+    paths: {
+      '/status': { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Report' } } } }, responses: { 204: { description: 'ok' } } } },
+    },
+    components: {
+      schemas: {
+        Report: { type: 'object', properties: { info: { $ref: '#/components/schemas/Info' } } },
+        Info: { type: 'object', required: ['id', 'total', 'kind'], properties: { id: { type: 'string' }, sub: { type: 'array', items: { $ref: '#/components/schemas/Info' } } } },
+      },
+    },
+  });
+  const info = api.model.types.get('/components/schemas/Info');
+  const sub = info?.properties.find((p) => p.jsonName === 'sub')?.type;
+  assert.deepEqual(sub?.kind === 'array' ? sub.items : sub, { kind: 'object', id: '/components/schemas/Info', nullable: false });
+  assert.deepEqual(info?.properties.map((p) => [p.jsonName, p.type.kind, p.required]), [['id', 'primitive', true], ['sub', 'array', false], ['total', 'any', true], ['kind', 'any', true]]);
+  assert.equal(info?.properties.find((p) => p.jsonName === 'total')?.facts.description, 'Required by the API; the spec does not describe it.');
+  assert.deepEqual(api.warnings.map((w) => `${w.location.replace(/^.*#/, '#')}: ${w.message}`), [
+    '#/components/schemas/Info/required: required properties "total", "kind" are not described: sent as any JSON value',
+  ]);
+});
+
 test('inline schemas are named after where they sit; operation ones after the tool', async () => {
   const api = await spec({
     paths: {

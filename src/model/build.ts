@@ -78,6 +78,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   // Only an absolute http(s) URL can be the API's base: a relative one would be read as a file path.
   const serverUrl = firstUrl !== undefined && /^https?:\/\/[^/?#]/i.test(firstUrl) ? firstUrl : undefined;
   for (const warning of authorizationClashes(operations, securitySchemes, display)) warnings.push(warning);
+  warnings.push(...schemas.warnings);
   return {
     model: {
       title: typeof info.title === 'string' && info.title.trim() !== '' ? info.title : 'API',

@@ -1,4 +1,4 @@
-import { GeneratorError, decodePointerToken, pointerToken } from '../errors.js';
+import { GeneratorError, decodePointerToken, pointerToken, type Diagnostic } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from './constraints.js';
@@ -33,7 +33,10 @@ export class SchemaTypes {
         const { value, pointer: target } = this.refs.follow(node, at);
         // A schema that contains itself other than through an object (`A: {type: array, items: A}`, a map of
         // itself, an allOf of itself) has no type of its own: it is any JSON. Objects refer to their record.
-        if (this.resolving.has(target)) return ANY;
+        if (this.resolving.has(target)) {
+          const record = this.types.has(target);
+          return record ? { kind: 'object', id: target, nullable: node.nullable === true } : ANY;
+        }
         const match = COMPONENT_SCHEMA.exec(target);
         const targetOrigin: TypeOrigin = match?.[1]
           ? { kind: 'component', name: decodePointerToken(match[1]) }
@@ -159,21 +162,40 @@ export class SchemaTypes {
       const properties: SchemaProperty[] = [];
       const description = text(node.description) ?? text(node.title);
       this.types.set(at, { id: at, origin, properties, ...(description !== undefined && { description }) });
-      if (Array.isArray(node.allOf)) this.collectComposed(node, at, properties);
-      else this.addProperties(node, at, at, properties, Array.isArray(node.required) ? node.required : NOTHING_REQUIRED);
+      const required = Array.isArray(node.allOf) ? this.collectComposed(node, at, properties) : Array.isArray(node.required) ? node.required : NOTHING_REQUIRED;
+      if (!Array.isArray(node.allOf)) this.addProperties(node, at, at, properties, required);
+      this.addUndeclared(at, properties, required);
     }
     return { kind: 'object', id: at, nullable: isNull, ...(constraints && { constraints }) };
   }
 
-  /** `allOf`: the properties of every part and of the node itself; `required` in any of them counts. */
-  private collectComposed(node: Schema, at: string, into: SchemaProperty[]): void {
+  /** `allOf`: the properties of every part and of the node itself; `required` in any of them counts. Returns the required names. */
+  private collectComposed(node: Schema, at: string, into: SchemaProperty[]): unknown[] {
     const required = new Set<unknown>();
     this.collect(node, at, at, into, required, new Map(), new Set());
     for (let i = 0; i < into.length; i++) {
       const property = into[i];
       if (property && required.has(property.jsonName) && !property.required && !property.readOnly) into[i] = property.asRequired();
     }
+    return [...required];
   }
+
+  /**
+   * Names the schema requires but does not describe (a slip real specs make): the API still requires them,
+   * so they are properties of any JSON type, described as such, and the spec gets a warning.
+   */
+  private addUndeclared(at: string, into: SchemaProperty[], required: readonly unknown[]): void {
+    if (required.length === 0) return;
+    const declared = new Set(into.map((p) => p.jsonName));
+    const missing = [...new Set(required)].filter((name): name is string => typeof name === 'string' && name !== '' && !declared.has(name));
+    if (missing.length === 0) return;
+    for (const name of missing) into.push(new SchemaProperty(name, ANY, true, false, UNDECLARED, UNDECLARED));
+    const names = missing.map((name) => JSON.stringify(name)).join(', ');
+    this.warnings.push({ location: `${this.refs.display}#${at}/required`, message: `required ${missing.length === 1 ? 'property' : 'properties'} ${names} ${missing.length === 1 ? 'is' : 'are'} not described: sent as any JSON value` });
+  }
+
+  /** What the schemas say that the generated code cannot follow exactly. */
+  readonly warnings: Diagnostic[] = [];
 
   private collect(node: Schema, at: string, owner: string, into: SchemaProperty[], required: Set<unknown>, seen: Map<string, number>, visiting: Set<string>): void {
     if (visiting.has(at)) return;
@@ -212,6 +234,7 @@ export class SchemaTypes {
 }
 
 const NOTHING_REQUIRED: readonly unknown[] = Object.freeze([]);
+const UNDECLARED: Schema = Object.freeze({ description: 'Required by the API; the spec does not describe it.' });
 
 /**
  * A property of an object type. Its facts (description, enum, default…) are read from the schema

@@ -119,7 +119,9 @@ public sealed partial class ApiRequest
         {
             if (!message.Headers.TryAddWithoutValidation(header.Key, header.Value))
             {
-                message.Content?.Headers.TryAddWithoutValidation(header.Key, header.Value);
+                // A content header (Content-Range, Content-Language…): it goes with the content, empty if there is none.
+                message.Content ??= new ByteArrayContent([]);
+                message.Content.Headers.TryAddWithoutValidation(header.Key, header.Value);
             }
         }
         if (cookies.Count > 0)

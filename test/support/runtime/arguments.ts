@@ -15,8 +15,18 @@ export type ArgumentMode = 'required' | 'all';
 const BASE64_FORMAT = 'sweep-base64';
 registerFormat(BASE64_FORMAT, (random) => Buffer.from(Array.from({ length: random.int(1, 24) }, () => random.int(0, 255))).toString('base64'));
 
-// Patterns as specs write them (PCRE and .NET habits such as `\-` in a class): not JavaScript's unicode mode.
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, unicodeRegExp: false });
+/**
+ * Patterns as specs write them: in JavaScript's unicode mode where they are valid there (so that `\p{L}` is
+ * a letter, as in .NET), else as they are (PCRE and .NET habits such as `\-` in a class are not valid in it).
+ */
+const specRegExp = Object.assign((pattern: string, flags: string): RegExp => {
+  try {
+    return new RegExp(pattern, flags.includes('u') ? flags : `${flags}u`);
+  } catch {
+    return new RegExp(pattern, flags.replace('u', ''));
+  }
+}, { code: 'new RegExp' });
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, unicodeRegExp: false, code: { regExp: specRegExp } });
 addFormats.default(ajv);
 const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -43,6 +53,7 @@ function forGeneration(node: unknown): unknown {
     }
   }
   if (result.contentEncoding === 'base64') result.format = BASE64_FORMAT;
+  if (typeof result.pattern === 'string') result.pattern = withoutUnicodeClasses(result.pattern);
   // 32-bit integers within their bounds, others within what JSON numbers carry exactly.
   if (result.type === 'integer') {
     const bound = result.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
@@ -50,6 +61,34 @@ function forGeneration(node: unknown): unknown {
     result.maximum ??= bound;
   }
   return result;
+}
+
+/** ASCII members of the Unicode classes patterns use: the generator of matching strings knows no `\p{…}`. */
+const UNICODE_CLASSES: Record<string, string> = { N: '0-9', Nd: '0-9', Z: ' ', Zs: ' ', P: '.,!?', S: '+$' };
+
+/** The pattern with `\p{L}` and its kin written as ASCII ranges, inside a character class or standing alone. */
+function withoutUnicodeClasses(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const unicode = /^\\p\{(\w+)\}/.exec(pattern.slice(i));
+      if (unicode?.[1]) {
+        const ascii = UNICODE_CLASSES[unicode[1]] ?? 'A-Za-z';
+        out += inClass ? ascii : `[${ascii}]`;
+        i += unicode[0].length - 1;
+      } else {
+        out += pattern.slice(i, i + 2);
+        i++;
+      }
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    out += c;
+  }
+  return out;
 }
 
 function generate(schema: Schema, mode: ArgumentMode, seed: number): Record<string, unknown> {

@@ -67,7 +67,8 @@ const IGNORED_HEADER = /^header(\.|: Request header must have required property 
  * When Prism's complaint about a request is its own misreading, what it misread: a header OpenAPI says to
  * ignore; a query parameter the request does not have (Prism fills absent deepObject parameters in);
  * a path parameter the operation's template does not have (Prism matched another template); an array in
- * a form body sent as one field (forms repeat a field per item, and Prism reads one as a string).
+ * a form body sent as one field (forms repeat a field per item, and Prism reads one as a string); an empty
+ * form body; an int64 past JavaScript's safe integers.
  */
 function mockMisreading(violations: readonly string[], exchange: Exchange, operation: OperationInfo | undefined): string | undefined {
   if (violations.every((v) => IGNORED_HEADER.test(v))) return 'Prism requires header parameters that OpenAPI says to ignore (Accept, Content-Type, Authorization)';
@@ -85,6 +86,8 @@ function mockMisreading(violations: readonly string[], exchange: Exchange, opera
   if (operation && paths.every((name) => name !== undefined && !template.has(name.toLowerCase()))) return `Prism matched the request to another path template than ${operation.path}`;
   const form = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(String(exchange.requestHeaders['content-type'] ?? ''));
   if (form && violations.every((v) => / must be array$/.test(v))) return 'Prism reads an array field sent once in a form as a string';
+  if (form && exchange.requestBody === '' && violations.every((v) => /Body parameter is required/.test(v))) return 'Prism reads an empty form (an object argument with no properties set) as no body';
+  if (violations.every((v) => /must be [<>]= -?9007199254740991$/.test(v))) return 'Prism checks format int64 against JavaScript\'s safe integers (±2^53), not 64 bits';
   return undefined;
 }
 

@@ -36,11 +36,11 @@ export const EXPLAINED: readonly Explanation[] = [
     evidence: 'The ID-or-slug schemas are `oneOf: [{type: integer, minimum: 1}, {type: string, pattern: "^[a-z0-9_-]+$"}]`: in a path every integer is also a string that matches the slug pattern, so an id matches both alternatives and oneOf (exactly one) fails for every id.',
   },
   {
-    spec: 'sakari.io',
-    tool: /^create_account_webhook$/,
-    reason: /must have required property 'callbackUrl'/,
+    spec: 'evetech.net',
+    tool: /^get_route$/,
+    reason: /Request query parameter connections/,
     verdict: 'spec',
-    evidence: 'The request body requires `callbackUrl` but declares only `eventTypes` and `url`: the required property is not described, so no client generated from the spec can send it.',
+    evidence: 'The `connections` query parameter is an array of arrays (`items: {type: array, items: int32, minItems: 2, maxItems: 2}`, style form, explode false). OpenAPI defines no serialization for arrays inside a query parameter: the tool writes each pair as `[a,b]`, comma-separated; Prism splits every comma and finds numbers where it wants pairs.',
   },
   {
     spec: 'azure.com/logic',
