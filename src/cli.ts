@@ -8,7 +8,7 @@ import { describeIoError } from './load/source.js';
 import { mergeClientConfig } from './emit/client-config-merge.js';
 import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
-import { serverKey } from './emit/host.js';
+import { serverKey, type ToolMode } from './emit/host.js';
 import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import type { GeneratedFile } from './emit/file.js';
 import { environmentVariables } from './names/environment.js';
@@ -21,6 +21,9 @@ interface Io {
 }
 
 const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files under the spec\'s folder, or its own host for a URL)';
+const MODE = 'what the server publishes: "operations" (one tool per operation, the default) or "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list)';
+/** The `--mode` option, when given, for the generator's options. */
+const mode = (options: { mode?: string }): { mode?: ToolMode } => (options.mode === undefined ? {} : { mode: options.mode as ToolMode });
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
@@ -97,15 +100,16 @@ function buildProgram(io: Io): Command {
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
+    .option('--mode <mode>', MODE)
     .option('--check', CHECK))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
-      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options) });
-      warnAboutServer(api, options.serverName, tools.operations.length, io);
+      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options) });
+      warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
       const file = resolve(options.outputFile);
-      const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }];
+      const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }, ...tools.beside];
       if (options.check) return checkFiles(dirname(file), generated, io);
       await writeFiles(dirname(file), generated, false);
       io.out(`Wrote ${count(tools.operations.length, 'tool')} to ${options.outputFile}${tools.skipped.length > 0 ? ` (${count(tools.skipped.length, 'operation')} left out by the selection)` : ''}\n`);
@@ -118,14 +122,15 @@ function buildProgram(io: Io): Command {
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
+    .option('--mode <mode>', MODE)
     .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; allowExternalRefs?: boolean; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; allowExternalRefs?: boolean; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
-      if (api) warnAboutServer(api, options.serverName, 0, io);
+      if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
-        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace,
+        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options),
         ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
@@ -141,10 +146,11 @@ function buildProgram(io: Io): Command {
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
+    .option('--mode <mode>', MODE)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
@@ -152,9 +158,9 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients,
+        clients, ...mode(options),
       });
-      warnAboutServer(api, options.serverName, project.operations.length, io);
+      warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
       if (options.check) return checkFiles(options.outputDir, files, io);
       await writeFiles(options.outputDir, files, true);
@@ -206,13 +212,13 @@ async function prepareReporting(input: string, io: Io, allowExternalRefs?: boole
 }
 
 /** What the generated server will need, or will be too much for its clients. */
-function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io: Io): void {
+function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io: Io, mode?: string): void {
   const unusable = api.model.unusableServerUrl;
   if (unusable !== undefined) {
     io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `${JSON.stringify(unusable)} is not an absolute http(s) URL: the server will need ${environmentVariables(serverName).baseUrl}` }));
   }
-  if (tools > TOOL_COUNT_LIMIT) {
-    io.err(`warning: ${tools.toLocaleString('en-US')} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
+  if (tools > TOOL_COUNT_LIMIT && mode !== 'discovery') {
+    io.err(`warning: ${tools.toLocaleString('en-US')} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
   }
 }
 

@@ -8,7 +8,9 @@ import { identifier, isValidNamespace, words } from './names/identifiers.js';
 import { emitClient } from './emit/client.js';
 import type { GeneratedFile } from './emit/file.js';
 import { emitTools } from './emit/tools.js';
-import { emitHost } from './emit/host.js';
+import { emitHost, TOOL_MODES, type ToolMode } from './emit/host.js';
+import { searchIndex } from './emit/search-index.js';
+import { SEARCH_INDEX_FILE } from './emit/discovery.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
@@ -45,15 +47,22 @@ export interface ToolsOptions extends Selection {
   readonly clientNamespace: string;
   /** The plan the client was generated with; made from `clientNamespace` when absent (the same one). */
   readonly plan?: NamePlan;
+  /** `discovery` also writes the operation index the discovery tools search. */
+  readonly mode?: ToolMode;
 }
 
-/** The content of `McpTools.g.cs`, the operations it has tools for, and those it skipped with the reason. */
-export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[] } {
+/**
+ * The content of `McpTools.g.cs`, the operations it has tools for, those it skipped with the reason, and in
+ * discovery mode the files written beside it (the operation index).
+ */
+export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
   checkNamespace(options.namespace, '--namespace');
   checkNamespace(options.clientNamespace, '--ext-namespace');
+  const mode = checkMode(options.mode);
   const plan = options.plan ?? planNames(api.model, options.clientNamespace);
   const { selected, skipped } = selectOperations(api.model, plan, options);
-  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace), operations: selected, skipped };
+  const beside = mode === 'discovery' ? [{ path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected) }] : [];
+  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace), operations: selected, skipped, beside };
 }
 
 export interface HostProjectOptions {
@@ -65,6 +74,7 @@ export interface HostProjectOptions {
   readonly serverVersion?: string;
   /** The API whose security schemes the host configures; none when absent. */
   readonly api?: PreparedApi;
+  readonly mode?: ToolMode;
 }
 
 /** The hosting console project: `<Name>.csproj` and `Program.cs`. */
@@ -78,6 +88,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     serverName: options.serverName, namespace: options.namespace, clientNamespace: options.clientNamespace, framework,
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
     securitySchemes: options.api?.model.securitySchemes ?? [],
+    mode: checkMode(options.mode),
   }, projectName(options.serverName));
 }
 
@@ -90,6 +101,7 @@ export interface ProjectOptions extends Selection {
   readonly clients?: readonly McpClient[];
   /** How the client entries start the server (default `run`: `dotnet run --project`, SPEC 2.4). */
   readonly launch?: Launch;
+  readonly mode?: ToolMode;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
@@ -100,12 +112,13 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const plan = planNames(api.model, clientNamespace);
   const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
   const framework = options.framework ?? detectFramework();
-  const host = generateHost({ serverName: options.serverName, namespace, clientNamespace, api, framework });
+  const host = generateHost({ serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }) });
   const location = serverLocation(options, framework);
   const schemes = api.model.securitySchemes;
   const files = [
     ...host,
     { path: 'McpTools.g.cs', content: tools.content },
+    ...tools.beside,
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
     { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location) },
@@ -127,6 +140,12 @@ export function projectName(serverName: string): string {
 function checkServerName(serverName: string): void {
   if (serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
   if (/[\u0000-\u001f"\\]/.test(serverName)) throw new GeneratorError('usage', '--server-name must not contain quotes, backslashes or control characters');
+}
+
+function checkMode(mode: string | undefined): ToolMode {
+  if (mode === undefined) return 'operations';
+  if (!(TOOL_MODES as readonly string[]).includes(mode)) throw new GeneratorError('usage', `--mode ${JSON.stringify(mode)} is not one of ${TOOL_MODES.join(', ')}`);
+  return mode as ToolMode;
 }
 
 function checkNamespace(namespace: string, option: string): void {

@@ -5,6 +5,11 @@ import { FIXED_NAMES } from '../names/plan.js';
 import type { GeneratedFile } from './file.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
 import type { SecurityScheme } from '../model/types.js';
+import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from './discovery.js';
+
+/** What the server publishes: one tool per operation, or three that search, describe and call them. */
+export type ToolMode = 'operations' | 'discovery';
+export const TOOL_MODES: readonly ToolMode[] = ['operations', 'discovery'];
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -22,6 +27,7 @@ export interface HostOptions {
   readonly serverVersion: string;
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
+  readonly mode: ToolMode;
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */
@@ -31,11 +37,13 @@ export function serverKey(serverName: string): string {
 
 /** The console project that hosts the tools over stdio (SPEC 4.4). */
 export function emitHost(options: HostOptions, projectName: string): GeneratedFile[] {
+  const source = `the server ${options.serverName}`;
   return [
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
-    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, `the server ${options.serverName}`, options.clientNamespace),
-    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, `the server ${options.serverName}`, options.clientNamespace),
+    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, source, options.clientNamespace),
+    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, source, options.clientNamespace),
+    ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
   ];
 }
 
@@ -60,6 +68,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '',
     '  <ItemGroup>',
     '    <None Update="appsettings.json" CopyToOutputDirectory="PreserveNewest" />',
+    ...(options.mode === 'discovery' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
     '  </ItemGroup>',
     '',
     '</Project>',
@@ -134,9 +143,15 @@ function emitProgram(options: HostOptions): string {
   w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
   w.line('    .WithStdioServerTransport()');
   w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
-  w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
-  w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
-  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls))`);
+  if (options.mode === 'discovery') {
+    w.line('    // Discovery mode: three tools that search the operations, describe one and call it.');
+    w.line(`    .WithTools([typeof(Tools.McpDiscovery)], Client.${FIXED_NAMES.json}.Options)`);
+  } else {
+    w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
+  }
+  w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;');
+  w.line('    // tools/list comes in pages, so that a client can list any number of tools.');
+  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))`);
   w.line(`    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));`);
   w.line();
   w.line('var app = builder.Build();');

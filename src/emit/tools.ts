@@ -3,17 +3,14 @@ import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePl
 import { banner } from './banner.js';
 import { toolDescription } from './describe.js';
 import { methodParameters } from './signature.js';
-import { CSharpWriter, rawStringLiteral, stringLiteral } from './writer.js';
+import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from './writer.js';
 import { inputSchema } from './input-schema.js';
-
-/** JSON text for C# source: compact, with the line separators JSON allows raw escaped (C# ends a line at them). */
-const jsonText = (value: unknown): string => JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
 
 /** MCP tool annotations by HTTP method. */
-function annotations(method: HttpMethod): string {
+export function annotations(method: HttpMethod): string {
   switch (method) {
     case 'get': case 'head': case 'options': case 'trace': return 'ReadOnly = true, Destructive = false, Idempotent = true';
     case 'delete': return 'ReadOnly = false, Destructive = true, Idempotent = true';

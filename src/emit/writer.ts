@@ -109,3 +109,6 @@ export function rawStringLiteral(text: string): string {
 export function commentText(text: string): string {
   return stripInvalid(text).split(LINE_BREAKS).join(' ');
 }
+
+/** JSON text for C# source: compact, with the line separators JSON allows raw escaped (C# ends a line at them). */
+export const jsonText = (value: unknown): string => JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

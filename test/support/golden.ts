@@ -6,15 +6,23 @@ import { prepare, generateProject, type GeneratedFile } from '../../src/index.js
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const EXAMPLE_SPEC = join(REPO, 'examples/petstore.yaml');
 export const GOLDEN_DIR = join(REPO, 'test/golden/petstore');
+/** The files of the discovery-mode project that differ from the operations-mode one. */
+export const DISCOVERY_GOLDEN_DIR = join(REPO, 'test/golden/petstore-discovery');
 
 /** The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every machine. */
-export async function goldenProject(): Promise<GeneratedFile[]> {
+export async function goldenProject(mode: 'operations' | 'discovery' = 'operations'): Promise<GeneratedFile[]> {
   const api = await prepare(EXAMPLE_SPEC);
-  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0' }).files;
+  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0', mode }).files;
 }
 
-/** Every file under the golden directory, as relative paths. */
-export async function goldenFilesOnDisk(): Promise<GeneratedFile[]> {
+/** The files of the discovery-mode project that are not the same as in the operations-mode project. */
+export async function discoveryGoldenFiles(): Promise<GeneratedFile[]> {
+  const operations = await goldenProject();
+  return (await goldenProject('discovery')).filter((f) => operations.find((o) => o.path === f.path)?.content !== f.content);
+}
+
+/** Every file under a golden directory, as relative paths. */
+export async function goldenFilesOnDisk(GOLDEN_DIR = join(REPO, 'test/golden/petstore')): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {

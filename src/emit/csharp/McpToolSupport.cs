@@ -3,8 +3,11 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using System.Threading.Tasks;
 using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
@@ -40,25 +43,30 @@ internal static class McpToolSupport
     /// every answer that starts with <c>Error: </c> is flagged <c>isError</c>.
     /// </summary>
     public static McpRequestFilter<CallToolRequestParams, CallToolResult> CheckCalls { get; } = next => async (context, cancellationToken) =>
+        context.MatchedPrimitive is McpServerTool tool
+            ? await InvokeAsync(tool, context.Params?.Arguments, () => next(context, cancellationToken))
+            : await next(context, cancellationToken);
+
+    /// <summary>
+    /// Calls <paramref name="tool"/> through <paramref name="invoke"/> as the call filter does: arguments checked
+    /// first, failures to bind them described, secrets redacted, <c>Error: …</c> answers flagged.
+    /// </summary>
+    public static async ValueTask<CallToolResult> InvokeAsync(McpServerTool tool, IDictionary<string, JsonElement>? arguments, Func<ValueTask<CallToolResult>> invoke)
     {
-        if (context.MatchedPrimitive is not McpServerTool tool)
-        {
-            return await next(context, cancellationToken);
-        }
         var name = tool.ProtocolTool.Name;
         var schema = tool.ProtocolTool.InputSchema;
         CallToolResult result;
         try
         {
-            if (McpArgumentErrors.Check(name, schema, context.Params?.Arguments) is { } invalid)
+            if (McpArgumentErrors.Check(name, schema, arguments) is { } invalid)
             {
                 return ErrorResult(ApiSecrets.Redact(invalid));
             }
-            result = await next(context, cancellationToken);
+            result = await invoke();
         }
         catch (Exception exception) when (exception is not OperationCanceledException)
         {
-            return ErrorResult(ApiSecrets.Redact(McpArgumentErrors.Describe(name, schema, context.Params?.Arguments, exception)));
+            return ErrorResult(ApiSecrets.Redact(McpArgumentErrors.Describe(name, schema, arguments, exception)));
         }
         foreach (var block in result.Content.OfType<TextContentBlock>())
         {
@@ -70,7 +78,51 @@ internal static class McpToolSupport
             result.IsError = true;
         }
         return result;
+    }
+
+    /// <summary>Most tools in one tools/list page, and most bytes of their definitions (a page holds at least one).</summary>
+    public const int PageSize = 200;
+    public const int PageBytes = 256 * 1024;
+
+    private static readonly ConditionalWeakTable<Tool, StrongBox<int>> Sizes = new();
+
+    /// <summary>
+    /// The list-tools filter: tools/list in pages of at most <see cref="PageSize"/> tools and <see cref="PageBytes"/>
+    /// bytes, ordered by name, each with an opaque cursor to the next, so that any client can list any API.
+    /// </summary>
+    public static McpRequestFilter<ListToolsRequestParams, ListToolsResult> PageToolList { get; } = next => async (context, cancellationToken) =>
+    {
+        var cursor = context.Params?.Cursor;
+        if (context.Params is { } parameters)
+        {
+            parameters.Cursor = null; // the whole list, which this filter pages
+        }
+        var all = (await next(context, cancellationToken)).Tools.OrderBy(t => t.Name, StringComparer.Ordinal).ToList();
+        var start = 0;
+        if (cursor is not null)
+        {
+            var after = AfterName(cursor) ?? throw new McpProtocolException($"Invalid cursor \"{cursor}\": use the nextCursor of the previous tools/list page.", McpErrorCode.InvalidParams);
+            while (start < all.Count && string.CompareOrdinal(all[start].Name, after) <= 0) start++;
+        }
+        var page = new List<Tool>();
+        var bytes = 0;
+        for (var i = start; i < all.Count && page.Count < PageSize; i++)
+        {
+            var size = Sizes.GetValue(all[i], tool => new StrongBox<int>(JsonSerializer.SerializeToUtf8Bytes(tool, McpJsonUtilities.DefaultOptions).Length)).Value;
+            if (page.Count > 0 && bytes + size > PageBytes) break;
+            page.Add(all[i]);
+            bytes += size;
+        }
+        var more = start + page.Count < all.Count;
+        return new ListToolsResult { Tools = page, NextCursor = more ? Convert.ToBase64String(Encoding.UTF8.GetBytes(page[^1].Name)) : null };
     };
+
+    /// <summary>The tool name a cursor continues after, or null when it is not a cursor this server gave.</summary>
+    private static string? AfterName(string cursor)
+    {
+        var buffer = new byte[cursor.Length];
+        return Convert.TryFromBase64String(cursor, buffer, out var length) && length > 0 ? Encoding.UTF8.GetString(buffer, 0, length) : null;
+    }
 
     /// <summary>
     /// The message filter: a tools/call whose arguments the SDK cannot even read (a string holding half of a UTF-16
@@ -103,5 +155,5 @@ internal static class McpToolSupport
         }
     }
 
-    private static CallToolResult ErrorResult(string message) => new() { IsError = true, Content = [new TextContentBlock { Text = message }] };
+    public static CallToolResult ErrorResult(string message) => new() { IsError = true, Content = [new TextContentBlock { Text = message }] };
 }

@@ -65,8 +65,9 @@ builder.Services
     .WithStdioServerTransport()
     // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
     .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly, Client.ApiJson.Options)
-    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
-    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls))
+    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;
+    // tools/list comes in pages, so that a client can list any number of tools.
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))
     .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));
 
 var app = builder.Build();

@@ -1,0 +1,106 @@
+#nullable enable
+
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.ComponentModel;
+using System.Linq;
+using System.Reflection;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using System.Threading;
+using System.Threading.Tasks;
+using ModelContextProtocol;
+using ModelContextProtocol.Protocol;
+using ModelContextProtocol.Server;
+using __CLIENT_NAMESPACE__;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// Discovery mode: three tools in place of one per operation. The model searches the operations, reads one's
+/// input schema, and calls it; the call answers exactly as that operation's own tool would (same checks, same
+/// errors, same limits), because it is that tool, made from the same <see cref="McpTools"/> method on first use.
+/// </summary>
+internal static class McpDiscovery
+{
+    private static readonly ConcurrentDictionary<string, McpServerTool> Tools = new(StringComparer.Ordinal);
+
+    /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
+    private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+__SEARCH_TOOL__
+    public static string SearchOperations(string query, string? tag = null, int limit = 10)
+    {
+        var found = new JsonArray();
+        foreach (var operation in McpSearch.Index.Search(query, tag, limit))
+        {
+            found.Add(new JsonObject
+            {
+                ["name"] = operation.Name,
+                ["title"] = operation.Title,
+                ["method"] = operation.Method,
+                ["path"] = operation.Path,
+                ["tags"] = new JsonArray(operation.Tags.Select(t => (JsonNode?)JsonValue.Create(t)).ToArray()),
+                ["summary"] = operation.Summary,
+            });
+        }
+        return found.ToJsonString(Output);
+    }
+
+__DESCRIBE_TOOL__
+    public static string DescribeOperation(RequestContext<CallToolRequestParams> context, string name)
+    {
+        if (McpSearch.Index.Find(name) is not { } operation)
+        {
+            return McpSearch.Index.Unknown(name);
+        }
+        var tool = ToolFor(operation, context.Server).ProtocolTool;
+        return new JsonObject
+        {
+            ["name"] = tool.Name,
+            ["title"] = tool.Title,
+            ["method"] = operation.Method,
+            ["path"] = operation.Path,
+            ["description"] = tool.Description,
+            ["inputSchema"] = JsonNode.Parse(tool.InputSchema.GetRawText()),
+            ["annotations"] = JsonSerializer.SerializeToNode(tool.Annotations, McpJsonUtilities.DefaultOptions),
+        }.ToJsonString(Output);
+    }
+
+__CALL_TOOL__
+    public static async Task<CallToolResult> CallOperation(RequestContext<CallToolRequestParams> context, string name, JsonElement? arguments = null, CancellationToken cancellationToken = default)
+    {
+        if (McpSearch.Index.Find(name) is not { } operation)
+        {
+            return McpToolSupport.ErrorResult(McpSearch.Index.Unknown(name));
+        }
+        var tool = ToolFor(operation, context.Server);
+        var values = new Dictionary<string, JsonElement>(StringComparer.Ordinal);
+        if (arguments is { ValueKind: JsonValueKind.Object } given)
+        {
+            foreach (var property in given.EnumerateObject())
+            {
+                values[property.Name] = property.Value.Clone();
+            }
+        }
+        // The operation's own tools/call, as its tool would receive it.
+        var call = new RequestContext<CallToolRequestParams>(context.Server, context.JsonRpcRequest, new CallToolRequestParams { Name = tool.ProtocolTool.Name, Arguments = values })
+        {
+            Services = context.Services,
+            MatchedPrimitive = tool,
+        };
+        return await McpToolSupport.InvokeAsync(tool, values, () => tool.InvokeAsync(call, cancellationToken)).ConfigureAwait(false);
+    }
+
+    /// <summary>The tool of an operation, made as the operations-mode server makes it, once.</summary>
+    private static McpServerTool ToolFor(McpSearch.Operation operation, McpServer server) => Tools.GetOrAdd(operation.Name, _ =>
+    {
+        var method = typeof(McpTools).GetMethod(operation.Member, BindingFlags.Public | BindingFlags.Static)
+            ?? throw new InvalidOperationException($"McpTools has no method {operation.Member} for the operation {operation.Name}.");
+        var tool = McpServerTool.Create(method, target: null, new McpServerToolCreateOptions { Services = server.Services, SerializerOptions = ApiJson.Options });
+        McpToolSupport.PublishInputSchemas([tool]);
+        return tool;
+    });
+}

@@ -1,0 +1,169 @@
+#nullable enable
+
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// The operation index the generator wrote (<c>McpSearchIndex.g.json</c>, embedded in the assembly) and the
+/// search over it: each query word's term looked up, its precomputed BM25F weights summed per operation, scaled
+/// by the operation's prior, best first. Query words are split and stemmed by the same rules as the index.
+/// </summary>
+internal sealed partial class McpSearch
+{
+    /// <summary>One operation as search results and descriptions name it.</summary>
+    public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member, int Prior);
+
+    private static readonly Lazy<McpSearch> Loaded = new(Load);
+
+    /// <summary>The index, read from the assembly the first time it is needed.</summary>
+    public static McpSearch Index => Loaded.Value;
+
+    private readonly Operation[] operations;
+    private readonly Dictionary<string, int> byName;
+    private readonly Dictionary<string, int[]> postings;
+
+    private McpSearch(Operation[] operations, Dictionary<string, int[]> postings)
+    {
+        this.operations = operations;
+        this.postings = postings;
+        byName = new Dictionary<string, int>(operations.Length, StringComparer.Ordinal);
+        for (var i = 0; i < operations.Length; i++)
+        {
+            byName[operations[i].Name] = i;
+        }
+    }
+
+    /// <summary>The operations best matching <paramref name="query"/>, at most <paramref name="limit"/>, only those tagged <paramref name="tag"/> when given.</summary>
+    public IReadOnlyList<Operation> Search(string query, string? tag, int limit)
+    {
+        var scores = new Dictionary<int, double>();
+        foreach (var term in QueryTerms(query).Distinct(StringComparer.Ordinal))
+        {
+            if (!postings.TryGetValue(term, out var list)) continue;
+            for (var i = 0; i + 1 < list.Length; i += 2)
+            {
+                scores[list[i]] = scores.GetValueOrDefault(list[i]) + list[i + 1];
+            }
+        }
+        return scores
+            .Where(s => tag is null || operations[s.Key].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase)))
+            .Select(s => (Doc: s.Key, Score: s.Value * operations[s.Key].Prior))
+            .OrderByDescending(s => s.Score).ThenBy(s => s.Doc)
+            .Take(limit)
+            .Select(s => operations[s.Doc])
+            .ToList();
+    }
+
+    /// <summary>The operation with this tool name, if there is one.</summary>
+    public Operation? Find(string name) => byName.TryGetValue(name, out var index) ? operations[index] : null;
+
+    /// <summary>The answer to a name that is not an operation's: the nearest names, by edit distance.</summary>
+    public string Unknown(string name)
+    {
+        var nearest = operations
+            .Select(o => (o.Name, Distance: EditDistance(name, o.Name)))
+            .OrderBy(o => o.Distance).ThenBy(o => o.Name, StringComparer.Ordinal)
+            .Take(3)
+            .Select(o => $"'{o.Name}'");
+        return $"Error: no operation named '{name}'; did you mean {string.Join(", ", nearest)}? (search_operations finds operations by what they do)";
+    }
+
+    private static int EditDistance(string a, string b)
+    {
+        var previous = new int[b.Length + 1];
+        var current = new int[b.Length + 1];
+        for (var j = 0; j <= b.Length; j++) previous[j] = j;
+        for (var i = 1; i <= a.Length; i++)
+        {
+            current[0] = i;
+            for (var j = 1; j <= b.Length; j++)
+            {
+                var cost = char.ToLowerInvariant(a[i - 1]) == char.ToLowerInvariant(b[j - 1]) ? 0 : 1;
+                current[j] = Math.Min(Math.Min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+            (previous, current) = (current, previous);
+        }
+        return previous[b.Length];
+    }
+
+    private static McpSearch Load()
+    {
+        using var stream = typeof(McpSearch).Assembly.GetManifestResourceStream("McpSearchIndex.json")
+            ?? throw new InvalidOperationException("The operation index McpSearchIndex.json is not embedded in the assembly.");
+        using var document = JsonDocument.Parse(stream);
+        var root = document.RootElement;
+        var operations = root.GetProperty("operations").EnumerateArray().Select(o => new Operation(
+            o[0].GetString()!, o[1].GetString()!, o[2].GetString()!, o[3].GetString()!,
+            o[4].EnumerateArray().Select(t => t.GetString()!).ToArray(), o[5].GetString()!, o[6].GetString()!, o[7].GetInt32())).ToArray();
+        var postings = new Dictionary<string, int[]>(StringComparer.Ordinal);
+        foreach (var term in root.GetProperty("terms").EnumerateObject())
+        {
+            var list = new int[term.Value.GetArrayLength()];
+            var i = 0;
+            foreach (var number in term.Value.EnumerateArray()) list[i++] = number.GetInt32();
+            postings[term.Name] = list;
+        }
+        return new McpSearch(operations, postings);
+    }
+
+    // The query side of the generator's search-text rules: the same splitting, stop words, stemmer and plural term.
+
+    private const string Many = "~many";
+
+    private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
+    {
+        __STOP_WORDS__
+    };
+
+    [GeneratedRegex(@"[^\p{L}\p{N}]+")]
+    private static partial Regex Separator();
+
+    [GeneratedRegex(@"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})")]
+    private static partial Regex CaseBoundary();
+
+    /// <summary>A query's terms: its words stemmed, and the plural term when one of them is a plural.</summary>
+    public static List<string> QueryTerms(string query)
+    {
+        var words = new List<string>();
+        foreach (var token in Separator().Split(query))
+        {
+            foreach (var part in CaseBoundary().Split(token))
+            {
+                var word = part.ToLowerInvariant();
+                if (word.Length > 0 && !StopWords.Contains(word)) words.Add(word);
+            }
+        }
+        var terms = words.Select(Stem).ToList();
+        if (words.Any(w => w.Length > 3 && w.EndsWith('s') && !w.EndsWith("ss", StringComparison.Ordinal) && !w.EndsWith("us", StringComparison.Ordinal) && !w.EndsWith("is", StringComparison.Ordinal)))
+        {
+            terms.Add(Many);
+        }
+        return terms;
+    }
+
+    /// <summary>Plurals folded, -ing and -ed removed, a final e dropped: create, creates, created, creating → creat.</summary>
+    public static string Stem(string word)
+    {
+        var w = word;
+        if (w.Length <= 3) return w;
+        if (w.EndsWith("ies", StringComparison.Ordinal) && w.Length > 4) w = w[..^3] + "y";
+        else if (w.EndsWith("sses", StringComparison.Ordinal)) w = w[..^2];
+        else if (w.EndsWith("es", StringComparison.Ordinal)) w = w[..^2];
+        else if (w.EndsWith('s') && !w.EndsWith("ss", StringComparison.Ordinal) && !w.EndsWith("us", StringComparison.Ordinal) && !w.EndsWith("is", StringComparison.Ordinal)) w = w[..^1];
+        if (w.Length >= 6 && w.EndsWith("ing", StringComparison.Ordinal) && HasVowel(w[..^3])) w = Undouble(w[..^3]);
+        else if (w.Length >= 5 && w.EndsWith("ed", StringComparison.Ordinal) && !w.EndsWith("eed", StringComparison.Ordinal) && HasVowel(w[..^2])) w = Undouble(w[..^2]);
+        if (w.Length >= 4 && w.EndsWith('e')) w = w[..^1];
+        return w;
+    }
+
+    private static bool HasVowel(string text) => text.AsSpan().IndexOfAny("aeiouy") >= 0;
+
+    private static string Undouble(string w) => w.Length >= 4 && w[^1] == w[^2] && "bcdfgkmnprt".Contains(w[^1]) ? w[..^1] : w;
+}

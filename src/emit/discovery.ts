@@ -1,0 +1,81 @@
+import type { GeneratedFile } from './file.js';
+import { STOP_WORDS } from './search-text.js';
+import { template } from './templates.js';
+import { jsonText, rawStringLiteral, stringLiteral } from './writer.js';
+
+/** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
+export const SEARCH_INDEX_FILE = 'McpSearchIndex.g.json';
+export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
+
+/** Most results search_operations returns. */
+export const MAX_SEARCH_RESULTS = 50;
+
+interface DiscoveryTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly readOnly: boolean;
+  /** The placeholder in McpDiscovery.cs its attributes fill. */
+  readonly placeholder: string;
+}
+
+const NAME = { type: 'string', minLength: 1, description: 'Operation name, from search_operations.' };
+
+/** The three tools of a discovery-mode server; their tools/list stays under 2,000 bytes whatever the API. */
+export function discoveryTools(): DiscoveryTool[] {
+  return [
+    {
+      name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__',
+      description: 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s arguments; call_operation calls it.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', minLength: 1, description: 'What to do, in words: "create an issue".' },
+          tag: { type: 'string', description: 'Only operations with this tag.' },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
+        },
+        required: ['query'],
+      },
+    },
+    {
+      name: 'describe_operation', title: 'Describe an operation', readOnly: true, placeholder: '__DESCRIBE_TOOL__',
+      description: 'Describes an operation: JSON {name, title, method, path, description, inputSchema, annotations}; inputSchema is what call_operation checks its arguments against.',
+      inputSchema: { type: 'object', properties: { name: NAME }, required: ['name'] },
+    },
+    {
+      name: 'call_operation', title: 'Call an operation', readOnly: false, placeholder: '__CALL_TOOL__',
+      description: 'Calls an operation with arguments fitting its inputSchema. Returns the API\'s answer as JSON, or "Error: …".',
+      inputSchema: {
+        type: 'object',
+        properties: { name: NAME, arguments: { type: 'object', default: {} } },
+        required: ['name'],
+      },
+    },
+  ];
+}
+
+/** The tools/list entries of a discovery-mode server (sizes it in `report`). */
+export function discoveryListing(): Record<string, unknown>[] {
+  return discoveryTools().map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, idempotentHint: tool.readOnly, openWorldHint: !tool.readOnly },
+  }));
+}
+
+/** The host's discovery files: the three tools and the search over the index. */
+export function emitDiscovery(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
+  const fills = Object.fromEntries(discoveryTools().map((tool) => [tool.placeholder, [
+    `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}, ReadOnly = ${tool.readOnly}, Destructive = ${!tool.readOnly}, Idempotent = ${tool.readOnly}, OpenWorld = ${!tool.readOnly})]`,
+    `    [Description(${stringLiteral(tool.description)})]`,
+    `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
+  ].join('\n')]));
+  const stopWords = [...STOP_WORDS].map((w) => stringLiteral(w)).join(', ');
+  return [
+    template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
+    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords }),
+  ];
+}

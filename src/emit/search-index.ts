@@ -1,0 +1,154 @@
+import type { HttpMethod, Operation } from '../model/types.js';
+import type { NamePlan } from '../names/plan.js';
+import { MANY, stem, terms } from './search-text.js';
+
+/**
+ * The operation index a discovery-mode server searches (`McpSearchIndex.g.json`, embedded in the assembly):
+ * each operation's listing, and for each term the operations holding it with a precomputed BM25F weight, so
+ * that a query costs one dictionary lookup per word and an addition per posting, and starting costs nothing.
+ */
+export interface SearchIndex {
+  /** [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000]. */
+  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number])[];
+  /** term → [operation, weight × 1000, operation, weight × 1000, …], operations ascending. */
+  readonly terms: Readonly<Record<string, readonly number[]>>;
+}
+
+/** How much a word counts by where it stands. */
+const FIELDS = { name: 3, summary: 2, path: 1.5, operationId: 1, tags: 1, method: 0.5, description: 0.75, parameters: 0.3 } as const;
+type Field = keyof typeof FIELDS;
+
+/** BM25 saturation and length normalisation. */
+const K1 = 1.2;
+const B = 0.6;
+/** A synonym counts this much of the word it stands for. */
+const SYNONYM_WEIGHT = 0.35;
+/** How much each path segment past the first lowers an operation's score. */
+const DEPTH_PENALTY = 0.2;
+const DESCRIPTION_CHARACTERS = 1000;
+
+/** Words an assistant uses for what an API calls otherwise; each group's words stand for one another. */
+const SYNONYM_GROUPS = [
+  'create add new make insert open post register submit',
+  'get fetch retrieve read show view display see lookup look details',
+  'list all enumerate browse show view display index every',
+  'search find query filter lookup',
+  'update edit modify change patch set alter rename replace',
+  'delete remove destroy erase drop purge trash discard',
+  'cancel abort stop terminate halt',
+  'start begin launch run trigger execute dispatch',
+  'send deliver submit dispatch',
+  'repo repository',
+  'pr pull',
+  'org organization organisation',
+  'user person people',
+  'message msg',
+  'sms text message',
+  'email mail',
+  'event meeting appointment',
+  'image picture photo img',
+  'doc document',
+  'config configuration setting preference',
+  'id identifier',
+  'upload attach',
+  'download export',
+  'object file blob',
+  'tag label tagging',
+  'invoice bill',
+  'payment pay charge',
+  'customer contact client',
+  'call dial phone',
+  'comment remark',
+  'invite invitation',
+  'permission access right',
+  'token credential',
+  'webhook hook callback',
+  'notification alert',
+  'subscribe watch follow',
+  'unsubscribe unwatch unfollow',
+  'close resolve finish',
+  'me my mine authenticated current self',
+];
+
+const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
+  const map = new Map<string, Set<string>>();
+  for (const group of SYNONYM_GROUPS) {
+    const stems = group.split(' ').map(stem);
+    for (const s of stems) {
+      const set = map.get(s) ?? new Set<string>();
+      for (const other of stems) if (other !== s) set.add(other);
+      map.set(s, set);
+    }
+  }
+  return new Map([...map].map(([k, v]) => [k, [...v]]));
+})();
+
+/** What the method itself says an operation does. */
+const METHOD_WORDS: Record<HttpMethod, string> = {
+  get: 'get', head: 'get', options: 'options', trace: 'trace', post: 'create', put: 'update replace', patch: 'update', delete: 'delete',
+};
+
+/** The index of the selected operations, as compact JSON. */
+export function searchIndex(plan: NamePlan, operations: readonly Operation[]): string {
+  const listed = operations.filter((op) => plan.operations.has(op.id));
+  const fields = listed.map((op) => fieldTerms(op, plan));
+  const averages = Object.fromEntries((Object.keys(FIELDS) as Field[]).map((f) => [f, Math.max(1, fields.reduce((sum, d) => sum + d[f].length, 0) / Math.max(1, fields.length))])) as Record<Field, number>;
+  // term → operation → weighted, length-normalised frequency (BM25F's pseudo term frequency)
+  const frequencies = new Map<string, Map<number, number>>();
+  fields.forEach((doc, index) => {
+    for (const field of Object.keys(FIELDS) as Field[]) {
+      // Each word counts once per field: a path that repeats a word (/mailFolders/{mailFolder-id}) is not more about it.
+      const words = [...new Set(doc[field])];
+      const norm = FIELDS[field] / (1 - B + (B * words.length) / averages[field]);
+      for (const word of words) {
+        add(frequencies, word, index, norm);
+        for (const synonym of SYNONYMS.get(word) ?? []) add(frequencies, synonym, index, norm * SYNONYM_WEIGHT);
+      }
+    }
+  });
+  const count = listed.length;
+  const termsOut: Record<string, number[]> = {};
+  for (const term of [...frequencies.keys()].sort()) {
+    const postings = frequencies.get(term) ?? new Map<number, number>();
+    const idf = Math.log(1 + (count - postings.size + 0.5) / (postings.size + 0.5));
+    const flat: number[] = [];
+    for (const [doc, tf] of [...postings].sort((a, b) => a[0] - b[0])) flat.push(doc, Math.max(1, Math.round(1000 * idf * ((K1 + 1) * tf) / (K1 + tf))));
+    termsOut[term] = flat;
+  }
+  const index: SearchIndex = {
+    operations: listed.map((op) => {
+      const names = plan.operations.get(op.id);
+      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op)] as const;
+    }),
+    terms: termsOut,
+  };
+  return `${JSON.stringify(index)}\n`;
+}
+
+function add(frequencies: Map<string, Map<number, number>>, term: string, doc: number, amount: number): void {
+  const postings = frequencies.get(term) ?? new Map<number, number>();
+  postings.set(doc, (postings.get(doc) ?? 0) + amount);
+  frequencies.set(term, postings);
+}
+
+function fieldTerms(op: Operation, plan: NamePlan): Record<Field, string[]> {
+  const names = plan.operations.get(op.id);
+  const staticPath = op.path.replace(/\{[^}]*\}/g, ' ');
+  const pathParameters = [...op.path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1] ?? '');
+  return {
+    name: terms(names?.toolName ?? ''),
+    summary: terms(op.summary ?? ''),
+    path: terms(staticPath),
+    operationId: terms(op.operationId ?? ''),
+    tags: terms(op.tags.join(' ')),
+    method: [...terms(METHOD_WORDS[op.method]), ...(op.method === 'get' && !/\}$/.test(op.requestPath) ? [MANY] : [])],
+    description: terms((op.description ?? '').slice(0, DESCRIPTION_CHARACTERS)),
+    parameters: terms([...new Set([...pathParameters, ...op.parameters.map((p) => p.name)])].join(' ')),
+  };
+}
+
+/** Deeper paths are less often what is meant: /me/events before /me/calendars/{id}/events. */
+function prior(op: Operation): number {
+  const segments = op.requestPath.split('/').filter((s) => s !== '').length;
+  return Math.round(1000 / (1 + DEPTH_PENALTY * Math.max(0, segments - 1)));
+}
