@@ -54,7 +54,8 @@ describe('generated Petstore server, driven by an MCP client', () => {
 
   test('tools/list: names, descriptions, input schemas, required lists, annotations', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual([...byName.keys()], ['list_pets', 'create_pet', 'get_pet', 'update_pet', 'delete_pet', 'list_owners', 'list_owner_pets']);
+    // Ordered by name: the order every tools/list page agrees on.
+    assert.deepEqual([...byName.keys()], ['create_pet', 'delete_pet', 'get_pet', 'list_owner_pets', 'list_owners', 'list_pets', 'update_pet']);
     const list = byName.get('list_pets')!;
     assert.match(list.description ?? '', /^List pets\n\nReturns all pets/);
     assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}), ['species', 'limit', 'xRequestId']);

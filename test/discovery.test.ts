@@ -1,0 +1,160 @@
+/**
+ * Discovery mode and paged tools/list, end to end: the example project generated in both modes and a
+ * synthetic 10,000-operation API, built in one `dotnet build`, started as an MCP client starts them, and
+ * called against the example API on 127.0.0.1.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { runCli } from '../src/index.js';
+import { searchIndexed } from '../src/emit/search-query.js';
+import type { SearchIndex } from '../src/emit/search-index.js';
+import { detectFramework } from '../src/dotnet.js';
+import { environmentVariables } from '../src/names/environment.js';
+import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
+import { connect } from '../examples/harness.js';
+import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
+
+const OPERATION_COUNT = 10_000;
+
+/** An API of `count` small operations: GET and DELETE on `count / 2` resources. */
+function bigSpec(count: number): unknown {
+  const paths: Record<string, unknown> = {};
+  for (let i = 0; i < count / 2; i++) {
+    const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
+    const ok = { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer' } } } } } } };
+    paths[`/things${i}/{id}`] = {
+      get: { operationId: `getThing${i}`, summary: `Get thing ${i}`, parameters: [id], responses: ok },
+      delete: { operationId: `deleteThing${i}`, summary: `Delete thing ${i}`, parameters: [id], responses: { 204: { description: 'Deleted' } } },
+    };
+  }
+  return { openapi: '3.0.3', info: { title: 'Things', version: '1.0.0' }, servers: [{ url: 'http://127.0.0.1:9/' }], paths };
+}
+
+interface CallResult { content: { type: string; text?: string }[]; isError?: boolean }
+
+describe('discovery mode and paged tools/list', () => {
+  let work = '';
+  let api: PetstoreApi;
+  let operations: Client;
+  let discovery: Client;
+  let big: Client;
+  let index: SearchIndex;
+
+  const quiet = { out: () => {}, err: () => {} };
+  const dll = (folder: string, name: string): { command: string; args: string[] } => ({ command: 'dotnet', args: [join(work, folder, 'bin/Debug', detectFramework(), `${name}.dll`)] });
+
+  before(async () => {
+    work = scratchDir('discovery');
+    await writeFile(join(work, 'things.json'), JSON.stringify(bigSpec(OPERATION_COUNT)));
+    const init = (spec: string, name: string, folder: string, mode: string): Promise<number> =>
+      runCli(['init', '--openapi-url', spec, '--server-name', name, '--output-dir', join(work, folder), '--mode', mode], quiet);
+    assert.equal(await init(EXAMPLE_SPEC, 'PetOps', 'ops', 'operations'), 0);
+    assert.equal(await init(EXAMPLE_SPEC, 'PetFind', 'find', 'discovery'), 0);
+    assert.equal(await init(join(work, 'things.json'), 'Things', 'things', 'operations'), 0);
+    // One build for the three projects.
+    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="ops/PetOps.csproj" />\n  <Project Path="find/PetFind.csproj" />\n  <Project Path="things/Things.csproj" />\n</Solution>\n');
+    const build = await promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 })
+      .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => assert.fail(`${error.stdout ?? ''}${error.stderr ?? ''}`));
+    assert.doesNotMatch(build, /warning [A-Z]+\d+/);
+    index = JSON.parse(await readFile(join(work, 'find/McpSearchIndex.g.json'), 'utf8')) as SearchIndex;
+    api = await startPetstoreApi();
+    operations = await connect(dll('ops', 'PetOps'), { [environmentVariables('PetOps').baseUrl]: api.url });
+    discovery = await connect(dll('find', 'PetFind'), { [environmentVariables('PetFind').baseUrl]: api.url });
+    big = await connect(dll('things', 'Things'), {});
+  });
+
+  after(async () => {
+    await Promise.all([operations?.close(), discovery?.close(), big?.close()]);
+    await api?.close();
+  });
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallResult> =>
+    (await client.callTool({ name, arguments: args })) as CallResult;
+  const text = (result: CallResult): string => result.content.map((c) => c.text ?? '').join('');
+
+  test('tools/list has exactly the three discovery tools, in under 2,000 bytes', async () => {
+    const list = await discovery.listTools();
+    assert.deepEqual(list.tools.map((t) => t.name), ['call_operation', 'describe_operation', 'search_operations']);
+    assert.equal(list.nextCursor, undefined);
+    assert.ok(Buffer.byteLength(JSON.stringify(list)) <= 2000, `${Buffer.byteLength(JSON.stringify(list))} bytes`);
+  });
+
+  test('search finds the intended operation first, and ranks as the generator\'s reference search does', async () => {
+    const first = async (args: Record<string, unknown>): Promise<string[]> =>
+      (JSON.parse(text(await call(discovery, 'search_operations', args))) as { name: string }[]).map((r) => r.name);
+    assert.equal((await first({ query: 'add a new pet' }))[0], 'create_pet');
+    assert.equal((await first({ query: 'remove a pet' }))[0], 'delete_pet');
+    assert.equal((await first({ query: "show an owner's pets" }))[0], 'list_owner_pets');
+    assert.equal((await first({ query: 'Change the name of a pet' }))[0], 'update_pet');
+    assert.deepEqual(await first({ query: 'pets', tag: 'owners' }), ['list_owner_pets', 'list_owners']);
+    assert.deepEqual(await first({ query: 'pets', limit: 2 }), ['list_pets', 'list_owner_pets']);
+    assert.deepEqual(await first({ query: 'zebra' }), []);
+    const [created] = JSON.parse(text(await call(discovery, 'search_operations', { query: 'create pet' }))) as unknown[];
+    assert.deepEqual(created, { name: 'create_pet', title: 'Create a pet', method: 'POST', path: '/pets', tags: ['pets'], summary: 'Create a pet' });
+    // The server's query side (McpSearch.cs) splits, stems and scores as src/emit/search-*.ts does.
+    for (const query of ['Creating pets', 'listOwnerPets', "owner's pets updated", 'HTTPPets deleted', 'the pet_id of a new-born cat', 'stopped running dogs']) {
+      const expected = searchIndexed(index, query, 10).map((i) => index.operations[i]?.[0]);
+      assert.deepEqual(await first({ query }), expected, query);
+    }
+  });
+
+  test('describe_operation gives the operation tool\'s own title, description, input schema and annotations', async () => {
+    const own = (await operations.listTools()).tools.find((t) => t.name === 'list_pets');
+    const described = JSON.parse(text(await call(discovery, 'describe_operation', { name: 'list_pets' }))) as Record<string, unknown>;
+    assert.deepEqual(described, { name: 'list_pets', title: own?.title, method: 'GET', path: '/pets', description: own?.description, inputSchema: own?.inputSchema, annotations: own?.annotations });
+  });
+
+  test('call_operation answers exactly as the operation\'s own tool: success, not found, invalid arguments, bad request', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['list_pets', { species: 'cat', limit: 10 }],
+      ['get_pet', { petId: 1 }],
+      ['get_pet', { petId: 99999 }],
+      ['get_pet', { petId: 'one' }],
+      ['list_pets', { limit: 500 }],
+      ['get_pet', {}],
+      ['list_owners', {}],
+    ];
+    for (const [name, args] of cases) {
+      const direct = await call(operations, name, args);
+      const through = await call(discovery, 'call_operation', { name, arguments: args });
+      assert.deepEqual(through, direct, `${name} ${JSON.stringify(args)}`);
+    }
+    assert.match(text(await call(operations, 'get_pet', { petId: 99999 })), /^Error: .*404/);
+  });
+
+  test('an unknown operation name answers with the nearest names', async () => {
+    for (const tool of ['describe_operation', 'call_operation']) {
+      const result = await call(discovery, tool, { name: 'get_pets' });
+      assert.equal(result.isError, true);
+      assert.equal(text(result), "Error: no operation named 'get_pets'; did you mean 'get_pet', 'list_pets', 'create_pet'? (search_operations finds operations by what they do)");
+    }
+    const bad = await call(discovery, 'search_operations', { query: 'pets', limit: 51 });
+    assert.equal(text(bad), "Error: invalid arguments for search_operations: 'limit' must be at least 1 and at most 50 (not 51)");
+  });
+
+  test(`tools/list of ${OPERATION_COUNT.toLocaleString('en-US')} operations comes in bounded pages, in name order, each tool once`, async () => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await big.listTools(cursor === undefined ? {} : { cursor });
+      pages++;
+      assert.ok(page.tools.length <= 200, `page ${pages}: ${page.tools.length} tools`);
+      assert.ok(Buffer.byteLength(JSON.stringify(page.tools)) <= 256 * 1024, `page ${pages} bytes`);
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    assert.equal(names.length, OPERATION_COUNT);
+    assert.equal(new Set(names).size, OPERATION_COUNT);
+    assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    assert.equal(pages, OPERATION_COUNT / 200);
+    assert.ok(names.includes('get_things_4999') && names.includes('delete_things_0'), names.slice(0, 3).join());
+    await assert.rejects(big.listTools({ cursor: '%%%' }), /Invalid cursor "%%%"/);
+  });
+});
