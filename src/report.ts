@@ -59,8 +59,8 @@ export function reportSelection(api: PreparedApi, selection: Selection): Selecti
 /** The report as text for a terminal. */
 export function formatReport(report: SelectionReport): string {
   const n = (value: number): string => value.toLocaleString('en-US');
-  const width = Math.max(4, ...report.tools.map((t) => t.name.length));
-  const tagWidth = Math.max(3, ...report.byTag.map((t) => t.tag.length));
+  const width = report.tools.reduce((most, t) => Math.max(most, t.name.length), 4);
+  const tagWidth = report.byTag.reduce((most, t) => Math.max(most, t.tag.length), 3);
   return [
     `${report.title}: ${report.tools.length} tools, ${report.skipped.length} operations skipped; tools/list ~${n(report.bytes)} bytes, ~${n(approximateTokens(report.bytes))} tokens`,
     '',

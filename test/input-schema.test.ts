@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { scratchDir } from './support/scratch.js';
 import { planNames, prepare, type PreparedApi } from '../src/index.js';
 import { inputSchema } from '../src/emit/input-schema.js';
 import { REPO } from './support/golden.js';
@@ -60,4 +62,34 @@ test('optional arguments publish no null and no default of their own; nullable p
 test('a path parameter the template lacks is left out with a warning that says where', () => {
   assert.ok(sink.warnings.some((w) => w.location.endsWith('kitchen-sink.yaml#/paths/~1events~1{day}/post') && w.message === 'path parameter "ghost" is not in the path /events/{day}: it is left out'), JSON.stringify(sink.warnings));
   assert.ok(plan.operations.size > 0);
+});
+
+test('types that each refer to several others are inlined only as deep as a bounded schema allows, every level shown whole', async () => {
+  // T0 → two T1 → four T2 …: inlined 12 levels deep this would be 2^13 objects.
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < 20; i++) {
+    const next = { $ref: `#/components/schemas/T${i + 1}` };
+    schemas[`T${i}`] = { type: 'object', properties: { name: { type: 'string', description: `Level ${i}.` }, left: next, right: next } };
+  }
+  schemas.T20 = { type: 'object', properties: { name: { type: 'string' } } };
+  const spec = { openapi: '3.0.3', info: { title: 'Tree', version: '1' }, paths: { '/trees': { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/T0' } } } }, responses: { 204: { description: 'OK' } } } } }, components: { schemas } };
+  const dir = scratchDir('input-schema');
+  await writeFile(join(dir, 'tree.json'), JSON.stringify(spec));
+  const api = await prepare(join(dir, 'tree.json'));
+  const schema = schemaOf(api, '/trees') as { properties: { body: Record<string, unknown> } };
+  const json = JSON.stringify(schema);
+  assert.ok(json.length < 200_000, `${json.length} characters`);
+  // The deepest level shown: every object at that depth is plain, every object above it has its properties.
+  const depths = (node: Record<string, unknown>, depth: number, plain: Set<number>, whole: Set<number>): void => {
+    const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
+    if (!properties) return void plain.add(depth);
+    whole.add(depth);
+    for (const side of ['left', 'right']) if (properties[side]) depths(properties[side], depth + 1, plain, whole);
+  };
+  const plain = new Set<number>();
+  const whole = new Set<number>();
+  depths(schema.properties.body, 0, plain, whole);
+  assert.equal(plain.size, 1, `plain objects at depths ${[...plain].join()}`);
+  assert.equal(Math.max(...whole) + 1, [...plain][0]);
+  assert.ok(whole.size >= 5 && whole.size < 12, `levels shown: ${whole.size}`);
 });

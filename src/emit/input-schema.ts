@@ -8,6 +8,20 @@ export type JsonSchema = Record<string, unknown>;
 
 /** Nested objects deeper than this are published as plain objects. */
 const MAX_DEPTH = 12;
+/**
+ * Most schema nodes in one argument's schema. Types that refer to several others grow exponentially with
+ * depth when inlined; past this, the argument is published to the deepest level that fits (objects below
+ * it as plain objects), so that every level shown is shown whole.
+ */
+const MAX_NODES = 1000;
+
+/** Thrown when an argument's schema grows past {@link MAX_NODES} at the depth being tried. */
+class TooLarge extends Error {}
+
+interface Expansion {
+  readonly maxDepth: number;
+  nodes: number;
+}
 
 /** Formats that say how a string holds bytes, or how a number is stored: not JSON Schema formats. */
 const UNPUBLISHED_FORMATS = new Set(['byte', 'binary', 'password', 'int32', 'int64', 'float', 'double', 'decimal']);
@@ -37,7 +51,7 @@ export function inputSchema(model: ApiModel, plan: NamePlan, op: Operation): Jso
 function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
   // An optional argument may be left out; null is not published as a value of its own.
-  let schema = typeSchema(model, p.optional ? { ...type, nullable: false } : type, new Set(), 0);
+  let schema = boundedSchema(model, p.optional ? { ...type, nullable: false } : type);
   // A path segment cannot be empty, and a query parameter may be sent empty only where it allows that.
   if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
     schema = { ...schema, minLength: 1 };
@@ -56,12 +70,24 @@ const atLeastOne = (schema: JsonSchema): JsonSchema => (Number(schema.minItems) 
 const isObjectSchema = (schema: JsonSchema): schema is JsonSchema & { properties: Record<string, JsonSchema> } =>
   schema.properties !== null && typeof schema.properties === 'object';
 
-function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number): JsonSchema {
-  const schema = bareSchema(model, type, seen, depth);
+/** The schema of a type, inlined as deep as {@link MAX_NODES} allows. */
+function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
+  for (let maxDepth = MAX_DEPTH; ; maxDepth--) {
+    try {
+      return typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0 });
+    } catch (error) {
+      if (!(error instanceof TooLarge) || maxDepth < 0) throw error;
+    }
+  }
+}
+
+function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
+  if (++expansion.nodes > MAX_NODES) throw new TooLarge();
+  const schema = bareSchema(model, type, seen, depth, expansion);
   return type.nullable ? allowNull(schema) : schema;
 }
 
-function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number): JsonSchema {
+function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
   const c = type.constraints ?? {};
   switch (type.kind) {
     case 'primitive': {
@@ -71,20 +97,20 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
       return { ...base, ...format, ...enumKeyword(c), ...keywords };
     }
     case 'array':
-      return { type: 'array', items: typeSchema(model, type.items, seen, depth + 1), ...pick(c, ['minItems', 'maxItems', 'uniqueItems']) };
+      return { type: 'array', items: typeSchema(model, type.items, seen, depth + 1, expansion), ...pick(c, ['minItems', 'maxItems', 'uniqueItems']) };
     case 'map': {
-      const values = type.values.kind === 'any' && !type.values.union && !type.values.constraints ? undefined : typeSchema(model, type.values, seen, depth + 1);
+      const values = type.values.kind === 'any' && !type.values.union && !type.values.constraints ? undefined : typeSchema(model, type.values, seen, depth + 1, expansion);
       return { type: 'object', ...(values && { additionalProperties: values }), ...pick(c, ['minProperties', 'maxProperties']) };
     }
     case 'object': {
       const declared = model.types.get(type.id);
-      if (!declared || seen.has(type.id) || depth > MAX_DEPTH) return { type: 'object' };
+      if (!declared || seen.has(type.id) || depth > expansion.maxDepth) return { type: 'object' };
       const inner = new Set(seen).add(type.id);
       const properties: Record<string, JsonSchema> = {};
       // readOnly properties are the server's to set: a request does not carry them.
       const writable = declared.properties.filter((p) => !p.readOnly);
       for (const p of writable) {
-        const schema = typeSchema(model, p.type, inner, depth + 1);
+        const schema = typeSchema(model, p.type, inner, depth + 1, expansion);
         const description = valueDescription(p.facts, p.type, undefined, true);
         const defaultValue = p.facts.defaultValue;
         properties[p.jsonName] = { ...(description && { description }), ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
@@ -93,7 +119,7 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
       return { type: 'object', properties, ...(required.length > 0 && { required }), ...pick(c, ['minProperties', 'maxProperties']) };
     }
     case 'any': {
-      if (type.union && depth <= MAX_DEPTH) return { [type.union.kind]: type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1)), ...enumKeyword(c) };
+      if (type.union && depth <= expansion.maxDepth) return { [type.union.kind]: type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1, expansion)), ...enumKeyword(c) };
       return enumKeyword(c);
     }
   }

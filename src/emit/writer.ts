@@ -100,7 +100,7 @@ function escapeInLiteral(char: string): string {
  */
 export function rawStringLiteral(text: string): string {
   if (text === '' || text.startsWith('"') || text.endsWith('"') || LINE_BREAKS.test(text) || text.search(LONE_SURROGATE) >= 0 || /[\u0000-\u001f\u007f-\u009f]/.test(text)) return stringLiteral(text);
-  const longest = Math.max(0, ...(text.match(/"+/g) ?? []).map((run) => run.length));
+  const longest = (text.match(/"+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
   const quotes = '"'.repeat(Math.max(3, longest + 1));
   return `${quotes}${text}${quotes}`;
 }
