@@ -2,6 +2,7 @@ import type { PreparedApi } from './generate.js';
 import { planNames } from './names/plan.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { toolListing } from './emit/listing.js';
+import { discoveryListing } from './emit/discovery.js';
 
 /** Clients degrade, or refuse, past these sizes (Cursor shows about 40 tools; VS Code allows 128). */
 export const TOOL_COUNT_WARNING = 40;
@@ -21,6 +22,8 @@ export interface SelectionReport {
   readonly skipped: readonly Skipped[];
   readonly bytes: number;
   readonly byTag: readonly { tag: string; tools: number; bytes: number }[];
+  /** tools/list of the same selection in discovery mode (three tools, whatever the selection). */
+  readonly discoveryBytes: number;
   readonly warnings: readonly string[];
 }
 
@@ -50,10 +53,14 @@ export function reportSelection(api: PreparedApi, selection: Selection): Selecti
   const byTag = [...tags.entries()].map(([tag, v]) => ({ tag, ...v })).sort((a, b) => b.bytes - a.bytes);
   const largest = byTag.slice(0, 3).map((t) => `${t.tag} (${t.tools} tools, ~${approximateTokens(t.bytes).toLocaleString('en-US')} tokens)`).join(', ');
   const warnings: string[] = [];
+  const discoveryBytes = Buffer.byteLength(JSON.stringify({ tools: discoveryListing() }));
+  if (tools.length > TOOL_COUNT_LIMIT || approximateTokens(bytes) > TOKEN_WARNING) {
+    warnings.push(`use --mode discovery: three tools that search, describe and call the operations; tools/list ~${discoveryBytes.toLocaleString('en-US')} bytes (~${approximateTokens(discoveryBytes).toLocaleString('en-US')} tokens) instead of ~${bytes.toLocaleString('en-US')} bytes (~${approximateTokens(bytes).toLocaleString('en-US')} tokens) for ${tools.length} tools`);
+  }
   if (tools.length > TOOL_COUNT_LIMIT) warnings.push(`${tools.length} tools is over the ${TOOL_COUNT_LIMIT} that VS Code accepts; pick tags with --tags. Largest tags: ${largest}`);
   else if (tools.length > TOOL_COUNT_WARNING) warnings.push(`${tools.length} tools: assistants choose less well past about ${TOOL_COUNT_WARNING}. Largest tags: ${largest}`);
   if (approximateTokens(bytes) > TOKEN_WARNING) warnings.push(`tools/list is ~${approximateTokens(bytes).toLocaleString('en-US')} tokens, over ${TOKEN_WARNING.toLocaleString('en-US')}: it takes that much of every conversation. Largest tags: ${largest}`);
-  return { title: `${api.model.title} ${api.model.version}`.trim(), tools, skipped, bytes, byTag, warnings };
+  return { title: `${api.model.title} ${api.model.version}`.trim(), tools, skipped, bytes, byTag, discoveryBytes, warnings };
 }
 
 /** The report as text for a terminal. */

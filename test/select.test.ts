@@ -81,7 +81,12 @@ test('report: tools, skipped operations, size per tag, warnings past the clients
   assert.match(text, /^Petstore 1\.0\.0: 6 tools, 1 operations skipped; tools\/list ~[\d,]+ bytes, ~[\d,]+ tokens/);
   assert.match(text, /DELETE \/pets\/\{petId\}: matches --exclude "DELETE \/\*\*"/);
   const many = await specWith(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`/r${i}`, { get: { tags: [i < 100 ? 'big' : 'small'], responses: { 200: { description: 'ok' } } } }])));
-  assert.match(reportSelection(many, {}).warnings.join('\n'), /150 tools is over the 128 that VS Code accepts; pick tags with --tags\. Largest tags: big \(100 tools/);
+  const manyReport = reportSelection(many, {});
+  assert.match(manyReport.warnings.join('\n'), /150 tools is over the 128 that VS Code accepts; pick tags with --tags\. Largest tags: big \(100 tools/);
+  // Past the limits, discovery mode is recommended with the figures of both modes.
+  assert.ok(manyReport.discoveryBytes > 1000 && manyReport.discoveryBytes <= 2000, String(manyReport.discoveryBytes));
+  assert.equal(manyReport.warnings[0], `use --mode discovery: three tools that search, describe and call the operations; tools/list ~${manyReport.discoveryBytes.toLocaleString('en-US')} bytes (~${Math.ceil(manyReport.discoveryBytes / 4)} tokens) instead of ~${manyReport.bytes.toLocaleString('en-US')} bytes (~${Math.ceil(manyReport.bytes / 4).toLocaleString('en-US')} tokens) for 150 tools`);
+  assert.match(formatReport(manyReport), /\nwarning: use --mode discovery: /);
 });
 
 test('--dry-run and report write nothing', async () => {

@@ -1,0 +1,72 @@
+/**
+ * The operation search of discovery mode: the words a text gives, the index the generator writes, the
+ * ranking over it, and the command-line side of `--mode`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { planNames, prepare, runCli } from '../src/index.js';
+import { queryTerms, stem, terms } from '../src/emit/search-text.js';
+import { searchIndex, type SearchIndex } from '../src/emit/search-index.js';
+import { searchIndexed } from '../src/emit/search-query.js';
+import { discoveryListing } from '../src/emit/discovery.js';
+import { EXAMPLE_SPEC } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
+
+test('stemming folds plurals and verb forms into one term, and leaves short words and -ss words alone', () => {
+  const same = [['create', 'creates', 'created', 'creating'], ['message', 'messages'], ['policy', 'policies'], ['address', 'addresses'], ['run', 'running'], ['stop', 'stopped'], ['box', 'boxes']];
+  for (const group of same) assert.equal(new Set(group.map(stem)).size, 1, group.join());
+  for (const word of ['string', 'status', 'access', 'add', 'pet', 'analysis']) assert.equal(stem(word), word);
+});
+
+test('terms split camelCase, snake_case, acronyms and digits, drop stop words, and keep repeats', () => {
+  assert.deepEqual(terms('listRepoPulls'), ['list', 'repo', 'pull']);
+  assert.deepEqual(terms('create_issue_comment'), ['creat', 'issu', 'comment']);
+  assert.deepEqual(terms('HTTPServer v2beta'), ['http', 'server', 'v', '2', 'beta']);
+  assert.deepEqual(terms('Open a new issue in the repository'), ['open', 'new', 'issu', 'repository']);
+  assert.deepEqual(terms('pets of pets'), ['pet', 'pet']);
+  assert.deepEqual(queryTerms('show pull requests'), ['show', 'pull', 'request', '~many'], 'a plural asks for many');
+  assert.deepEqual(queryTerms('get a pet'), ['get', 'pet']);
+});
+
+test('the index holds every selected operation, its listing, and integer weights per term', async () => {
+  const api = await prepare(EXAMPLE_SPEC);
+  const plan = planNames(api.model);
+  const index = JSON.parse(searchIndex(plan, api.model.operations)) as SearchIndex;
+  assert.deepEqual(index.operations.map((o) => o[0]), ['list_pets', 'create_pet', 'get_pet', 'update_pet', 'delete_pet', 'list_owners', 'list_owner_pets']);
+  assert.deepEqual(index.operations[1]?.slice(0, 7), ['create_pet', 'Create a pet', 'POST', '/pets', ['pets'], 'Create a pet', 'CreatePet']);
+  for (const [term, postings] of Object.entries(index.terms)) {
+    assert.equal(postings.length % 2, 0, term);
+    for (let i = 0; i < postings.length; i += 2) {
+      assert.ok(Number.isInteger(postings[i]) && (postings[i] ?? -1) >= 0 && (postings[i] ?? 99) < 7, term);
+      assert.ok(Number.isInteger(postings[i + 1]) && (postings[i + 1] ?? 0) > 0, term);
+    }
+  }
+  // Synonyms are indexed too: "remove" finds the DELETE operation, "add" the POST one.
+  const first = (query: string): string | undefined => index.operations[searchIndexed(index, query, 1)[0] ?? -1]?.[0];
+  assert.equal(first('remove a pet'), 'delete_pet');
+  assert.equal(first('add a pet'), 'create_pet');
+  assert.equal(first('modify a pet'), 'update_pet');
+  assert.equal(first('fetch one pet'), 'get_pet');
+  assert.equal(first("all of an owner's pets"), 'list_owner_pets');
+  assert.deepEqual(searchIndexed(index, 'pets', 10, 'OWNERS').map((i) => index.operations[i]?.[0]), ['list_owner_pets', 'list_owners'], 'tags match whatever their case');
+  assert.deepEqual(searchIndexed(index, 'the of a', 10), [], 'stop words alone find nothing');
+});
+
+test('the discovery tools/list stays under 2,000 bytes', () => {
+  const bytes = Buffer.byteLength(JSON.stringify({ tools: discoveryListing() }));
+  assert.ok(bytes <= 2000, String(bytes));
+});
+
+test('tools --mode discovery writes the index beside McpTools.g.cs; an unknown mode is a one-line usage error', async () => {
+  const dir = scratchDir('search');
+  let err = '';
+  const io = { out: () => {}, err: (t: string) => void (err += t) };
+  const args = ['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'P', '--server-name', 'P', '--ext-namespace', 'P.C'];
+  assert.equal(await runCli([...args, '--mode', 'discovery'], io), 0);
+  assert.deepEqual((await readdir(dir)).sort(), ['McpSearchIndex.g.json', 'McpTools.g.cs']);
+  assert.equal((JSON.parse(await readFile(join(dir, 'McpSearchIndex.g.json'), 'utf8')) as SearchIndex).operations.length, 7);
+  assert.notEqual(await runCli([...args, '--mode', 'dynamic'], io), 0);
+  assert.equal(err, 'error: --mode "dynamic" is not one of operations, discovery\n');
+});
