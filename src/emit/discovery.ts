@@ -1,5 +1,5 @@
 import type { GeneratedFile } from './file.js';
-import { STOP_WORDS } from './search-text.js';
+import { INTENT_BOOST, INTENTS, STOP_WORDS, stem } from './search-text.js';
 import { template } from './templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from './writer.js';
 
@@ -74,8 +74,9 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
   const stopWords = [...STOP_WORDS].map((w) => stringLiteral(w)).join(', ');
+  const intents = Object.entries(INTENTS).map(([method, verbs]) => `[${stringLiteral(method)}] = [${[...new Set(verbs.map(stem))].map((v) => stringLiteral(v)).join(', ')}],`).join('\n        ');
   return [
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
-    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords }),
+    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords, __INTENTS__: intents, __INTENT_BOOST__: String(INTENT_BOOST) }),
   ];
 }

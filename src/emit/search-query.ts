@@ -1,14 +1,17 @@
 import type { SearchIndex } from './search-index.js';
-import { queryTerms } from './search-text.js';
+import { INTENT_BOOST, queryMethods, queryTerms } from './search-text.js';
 
 /**
  * A query against the index, as the generated server's McpSearch.cs runs it: the weights of the query's
- * distinct terms summed per operation, only operations with the tag when one is given, best first (ties in
- * index order). Returns operation positions in the index.
+ * distinct terms summed per operation, times the operation's prior, times {@link INTENT_BOOST} where its
+ * method is one the query's verbs ask for; only operations with the tag when one is given; best first (ties
+ * in index order). Returns operation positions in the index.
  */
 export function searchIndexed(index: SearchIndex, query: string, limit: number, tag?: string): number[] {
   const scores = new Map<number, number>();
-  for (const term of new Set(queryTerms(query))) {
+  const all = queryTerms(query);
+  const methods = queryMethods(all);
+  for (const term of new Set(all)) {
     const postings = index.terms[term];
     if (!postings) continue;
     for (let i = 0; i < postings.length; i += 2) {
@@ -17,7 +20,10 @@ export function searchIndexed(index: SearchIndex, query: string, limit: number, 
     }
   }
   const wanted = tag?.toLowerCase();
-  for (const [doc, score] of scores) scores.set(doc, score * (index.operations[doc]?.[7] ?? 1000));
+  for (const [doc, score] of scores) {
+    const op = index.operations[doc];
+    scores.set(doc, score * (op?.[7] ?? 1000) * (methods.has(op?.[2] ?? '') ? INTENT_BOOST : 1));
+  }
   return [...scores]
     .filter(([doc]) => wanted === undefined || (index.operations[doc]?.[4] ?? []).some((t) => t.toLowerCase() === wanted))
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])

@@ -67,3 +67,23 @@ function words(text: string): string[] {
   }
   return result;
 }
+
+/**
+ * Query words that say what kind of operation is wanted, by the HTTP methods that do it: an operation whose
+ * method matches a query's intent scores {@link INTENT_BOOST} times as much.
+ */
+export const INTENTS: Readonly<Record<string, readonly string[]>> = {
+  GET: ['get', 'list', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'find', 'search', 'look', 'see', 'download', 'check', 'count', 'what', 'which', 'who'],
+  POST: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'send', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'start', 'trigger', 'open', 'invite', 'leave', 'reply', 'forward'],
+  PUT: ['create', 'add', 'new', 'put', 'upload', 'replace', 'update', 'set', 'edit', 'change', 'modify', 'assign'],
+  PATCH: ['update', 'edit', 'change', 'modify', 'rename', 'set', 'mark', 'move', 'patch', 'alter'],
+  DELETE: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign'],
+};
+export const INTENT_BOOST = 2;
+
+/** The methods a query's words ask for (none: the query says nothing of it). */
+export function queryMethods(queryTermList: readonly string[]): Set<string> {
+  const wanted = new Set<string>();
+  for (const [method, verbs] of Object.entries(INTENTS)) if (verbs.some((v) => queryTermList.includes(stem(v)))) wanted.add(method);
+  return wanted;
+}

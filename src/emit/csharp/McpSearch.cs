@@ -13,7 +13,7 @@ namespace __NAMESPACE__;
 /// <summary>
 /// The operation index the generator wrote (<c>McpSearchIndex.g.json</c>, embedded in the assembly) and the
 /// search over it: each query word's term looked up, its precomputed BM25F weights summed per operation, scaled
-/// by the operation's prior, best first. Query words are split and stemmed by the same rules as the index.
+/// by the operation's prior and by how well its method fits the query's verbs, best first. Query words are split and stemmed by the same rules as the index.
 /// </summary>
 internal sealed partial class McpSearch
 {
@@ -44,7 +44,9 @@ internal sealed partial class McpSearch
     public IReadOnlyList<Operation> Search(string query, string? tag, int limit)
     {
         var scores = new Dictionary<int, double>();
-        foreach (var term in QueryTerms(query).Distinct(StringComparer.Ordinal))
+        var terms = QueryTerms(query);
+        var methods = Intents.Where(i => i.Value.Any(terms.Contains)).Select(i => i.Key).ToHashSet(StringComparer.Ordinal);
+        foreach (var term in terms.Distinct(StringComparer.Ordinal))
         {
             if (!postings.TryGetValue(term, out var list)) continue;
             for (var i = 0; i + 1 < list.Length; i += 2)
@@ -54,7 +56,7 @@ internal sealed partial class McpSearch
         }
         return scores
             .Where(s => tag is null || operations[s.Key].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase)))
-            .Select(s => (Doc: s.Key, Score: s.Value * operations[s.Key].Prior))
+            .Select(s => (Doc: s.Key, Score: s.Value * operations[s.Key].Prior * (methods.Contains(operations[s.Key].Method) ? IntentBoost : 1)))
             .OrderByDescending(s => s.Score).ThenBy(s => s.Doc)
             .Take(limit)
             .Select(s => operations[s.Doc])
@@ -116,6 +118,14 @@ internal sealed partial class McpSearch
     // The query side of the generator's search-text rules: the same splitting, stop words, stemmer and plural term.
 
     private const string Many = "~many";
+
+    /// <summary>Query terms that ask for an HTTP method; an operation with that method scores <see cref="IntentBoost"/> times as much.</summary>
+    private static readonly Dictionary<string, string[]> Intents = new(StringComparer.Ordinal)
+    {
+        __INTENTS__
+    };
+
+    private const double IntentBoost = __INTENT_BOOST__;
 
     private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
     {
