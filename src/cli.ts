@@ -24,6 +24,7 @@ const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files und
 const MODE = 'what the server publishes: "operations" (one tool per operation, the default) or "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list)';
 /** The `--mode` option, when given, for the generator's options. */
 const mode = (options: { mode?: string }): { mode?: ToolMode } => (options.mode === undefined ? {} : { mode: options.mode as ToolMode });
+const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
@@ -101,12 +102,13 @@ function buildProgram(io: Io): Command {
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--mode <mode>', MODE)
+    .option('--structured-output', STRUCTURED)
     .option('--check', CHECK))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
-      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options) });
+      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true });
       warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
       const file = resolve(options.outputFile);
       const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }, ...tools.beside];
@@ -147,10 +149,11 @@ function buildProgram(io: Io): Command {
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
     .option('--mode <mode>', MODE)
+    .option('--structured-output', STRUCTURED)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
@@ -158,7 +161,7 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients, ...mode(options),
+        clients, ...mode(options), structuredOutput: options.structuredOutput === true,
       });
       warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);

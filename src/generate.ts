@@ -49,6 +49,8 @@ export interface ToolsOptions extends Selection {
   readonly plan?: NamePlan;
   /** `discovery` also writes the operation index the discovery tools search. */
   readonly mode?: ToolMode;
+  /** Tools with a JSON answer publish its outputSchema and return structuredContent. */
+  readonly structuredOutput?: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const plan = options.plan ?? planNames(api.model, options.clientNamespace);
   const { selected, skipped } = selectOperations(api.model, plan, options);
   const beside = mode === 'discovery' ? [{ path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected) }] : [];
-  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace), operations: selected, skipped, beside };
+  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
 }
 
 export interface HostProjectOptions {
@@ -102,6 +104,7 @@ export interface ProjectOptions extends Selection {
   /** How the client entries start the server (default `run`: `dotnet run --project`, SPEC 2.4). */
   readonly launch?: Launch;
   readonly mode?: ToolMode;
+  readonly structuredOutput?: boolean;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */

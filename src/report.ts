@@ -3,6 +3,7 @@ import { planNames } from './names/plan.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { toolListing } from './emit/listing.js';
 import { discoveryListing } from './emit/discovery.js';
+import { outputSchema } from './emit/output-schema.js';
 
 /** Clients degrade, or refuse, past these sizes (Cursor shows about 40 tools; VS Code allows 128). */
 export const TOOL_COUNT_WARNING = 40;
@@ -24,6 +25,8 @@ export interface SelectionReport {
   readonly byTag: readonly { tag: string; tools: number; bytes: number }[];
   /** tools/list of the same selection in discovery mode (three tools, whatever the selection). */
   readonly discoveryBytes: number;
+  /** What --structured-output adds to tools/list: the output schemas. */
+  readonly structuredBytes: number;
   readonly warnings: readonly string[];
 }
 
@@ -41,6 +44,10 @@ export function reportSelection(api: PreparedApi, selection: Selection): Selecti
     bytes: Buffer.byteLength(JSON.stringify(toolListing(api.model, plan, op))),
   }));
   const bytes = tools.reduce((sum, t) => sum + t.bytes, 0) + 12;
+  const structuredBytes = selected.reduce((sum, op) => {
+    const output = outputSchema(api.model, op);
+    return sum + (output ? Buffer.byteLength(`,"outputSchema":${JSON.stringify(output.schema)}`) : 0);
+  }, 0);
   const tags = new Map<string, { tools: number; bytes: number }>();
   for (const tool of tools) {
     for (const tag of tool.tags.length > 0 ? tool.tags : ['(untagged)']) {
@@ -60,7 +67,7 @@ export function reportSelection(api: PreparedApi, selection: Selection): Selecti
   if (tools.length > TOOL_COUNT_LIMIT) warnings.push(`${tools.length} tools is over the ${TOOL_COUNT_LIMIT} that VS Code accepts; pick tags with --tags. Largest tags: ${largest}`);
   else if (tools.length > TOOL_COUNT_WARNING) warnings.push(`${tools.length} tools: assistants choose less well past about ${TOOL_COUNT_WARNING}. Largest tags: ${largest}`);
   if (approximateTokens(bytes) > TOKEN_WARNING) warnings.push(`tools/list is ~${approximateTokens(bytes).toLocaleString('en-US')} tokens, over ${TOKEN_WARNING.toLocaleString('en-US')}: it takes that much of every conversation. Largest tags: ${largest}`);
-  return { title: `${api.model.title} ${api.model.version}`.trim(), tools, skipped, bytes, byTag, discoveryBytes, warnings };
+  return { title: `${api.model.title} ${api.model.version}`.trim(), tools, skipped, bytes, byTag, discoveryBytes, structuredBytes, warnings };
 }
 
 /** The report as text for a terminal. */
@@ -69,7 +76,7 @@ export function formatReport(report: SelectionReport): string {
   const width = report.tools.reduce((most, t) => Math.max(most, t.name.length), 4);
   const tagWidth = report.byTag.reduce((most, t) => Math.max(most, t.tag.length), 3);
   return [
-    `${report.title}: ${report.tools.length} tools, ${report.skipped.length} operations skipped; tools/list ~${n(report.bytes)} bytes, ~${n(approximateTokens(report.bytes))} tokens`,
+    `${report.title}: ${report.tools.length} tools, ${report.skipped.length} operations skipped; tools/list ~${n(report.bytes)} bytes, ~${n(approximateTokens(report.bytes))} tokens (--structured-output adds ~${n(report.structuredBytes)} bytes)`,
     '',
     `${'tag'.padEnd(tagWidth)}  tools  ~tokens`,
     ...report.byTag.map((t) => `${t.tag.padEnd(tagWidth)}  ${String(t.tools).padStart(5)}  ${n(approximateTokens(t.bytes)).padStart(7)}`),

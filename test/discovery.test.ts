@@ -1,7 +1,7 @@
 /**
- * Discovery mode and paged tools/list, end to end: the example project generated in both modes and a
- * synthetic 10,000-operation API, built in one `dotnet build`, started as an MCP client starts them, and
- * called against the example API on 127.0.0.1.
+ * Discovery mode, structured output and paged tools/list, end to end: the example project generated in both
+ * modes and with --structured-output, and a synthetic 10,000-operation API, built in one `dotnet build`,
+ * started as an MCP client starts them, and called against the example API on 127.0.0.1.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,12 +38,13 @@ function bigSpec(count: number): unknown {
 
 interface CallResult { content: { type: string; text?: string }[]; isError?: boolean }
 
-describe('discovery mode and paged tools/list', () => {
+describe('discovery mode, structured output and paged tools/list', () => {
   let work = '';
   let api: PetstoreApi;
   let operations: Client;
   let discovery: Client;
   let big: Client;
+  let structured: Client;
   let index: SearchIndex;
 
   const quiet = { out: () => {}, err: () => {} };
@@ -52,13 +53,14 @@ describe('discovery mode and paged tools/list', () => {
   before(async () => {
     work = scratchDir('discovery');
     await writeFile(join(work, 'things.json'), JSON.stringify(bigSpec(OPERATION_COUNT)));
-    const init = (spec: string, name: string, folder: string, mode: string): Promise<number> =>
-      runCli(['init', '--openapi-url', spec, '--server-name', name, '--output-dir', join(work, folder), '--mode', mode], quiet);
+    const init = (spec: string, name: string, folder: string, mode: string, ...more: string[]): Promise<number> =>
+      runCli(['init', '--openapi-url', spec, '--server-name', name, '--output-dir', join(work, folder), '--mode', mode, ...more], quiet);
     assert.equal(await init(EXAMPLE_SPEC, 'PetOps', 'ops', 'operations'), 0);
     assert.equal(await init(EXAMPLE_SPEC, 'PetFind', 'find', 'discovery'), 0);
     assert.equal(await init(join(work, 'things.json'), 'Things', 'things', 'operations'), 0);
+    assert.equal(await init(EXAMPLE_SPEC, 'PetShape', 'shape', 'operations', '--structured-output'), 0);
     // One build for the three projects.
-    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="ops/PetOps.csproj" />\n  <Project Path="find/PetFind.csproj" />\n  <Project Path="things/Things.csproj" />\n</Solution>\n');
+    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="ops/PetOps.csproj" />\n  <Project Path="find/PetFind.csproj" />\n  <Project Path="things/Things.csproj" />\n  <Project Path="shape/PetShape.csproj" />\n</Solution>\n');
     const build = await promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 })
       .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => assert.fail(`${error.stdout ?? ''}${error.stderr ?? ''}`));
     assert.doesNotMatch(build, /warning [A-Z]+\d+/);
@@ -67,10 +69,11 @@ describe('discovery mode and paged tools/list', () => {
     operations = await connect(dll('ops', 'PetOps'), { [environmentVariables('PetOps').baseUrl]: api.url });
     discovery = await connect(dll('find', 'PetFind'), { [environmentVariables('PetFind').baseUrl]: api.url });
     big = await connect(dll('things', 'Things'), {});
+    structured = await connect(dll('shape', 'PetShape'), { [environmentVariables('PetShape').baseUrl]: api.url, [environmentVariables('PetShape').maxResultLength]: '1000' });
   });
 
   after(async () => {
-    await Promise.all([operations?.close(), discovery?.close(), big?.close()]);
+    await Promise.all([operations?.close(), discovery?.close(), big?.close(), structured?.close()]);
     await api?.close();
   });
 
@@ -136,6 +139,28 @@ describe('discovery mode and paged tools/list', () => {
     }
     const bad = await call(discovery, 'search_operations', { query: 'pets', limit: 51 });
     assert.equal(text(bad), "Error: invalid arguments for search_operations: 'limit' must be at least 1 and at most 50 (not 51)");
+  });
+
+  test('--structured-output: outputSchema on tools with a JSON answer, structuredContent that fits it, the same text as without', async () => {
+    // The SDK client checks structuredContent against outputSchema itself, and fails a call whose does not fit.
+    const tools = new Map((await structured.listTools()).tools.map((t) => [t.name, t]));
+    assert.deepEqual(tools.get('get_pet')?.outputSchema?.type, 'object');
+    assert.deepEqual(Object.keys(tools.get('list_pets')?.outputSchema?.properties ?? {}), ['result'], 'an array answer is {result: […]}');
+    assert.equal(tools.get('delete_pet')?.outputSchema, undefined, 'no JSON answer, no outputSchema');
+    assert.equal((await operations.listTools()).tools.some((t) => t.outputSchema !== undefined), false, 'off by default');
+    const pet = await call(structured, 'get_pet', { petId: 1 }) as CallResult & { structuredContent?: unknown };
+    assert.deepEqual(pet.structuredContent, JSON.parse(text(pet)));
+    assert.deepEqual(pet.content, (await call(operations, 'get_pet', { petId: 1 })).content);
+    const list = await call(structured, 'list_pets', { limit: 10 }) as CallResult & { structuredContent?: unknown };
+    assert.deepEqual(list.structuredContent, { result: JSON.parse(text(list)) });
+    const missing = await call(structured, 'get_pet', { petId: 99999 }) as CallResult & { structuredContent?: unknown };
+    assert.equal(missing.isError, true);
+    assert.equal(missing.structuredContent, undefined);
+    // An answer cut at the result limit (1,000 characters here) is not whole JSON: its structuredContent is {}.
+    for (let i = 0; i < 20; i++) await call(operations, 'create_pet', { body: { name: `Pet number ${i} with a long name`, species: 'dog' } });
+    const cut = await call(structured, 'list_pets', { limit: 100 }) as CallResult & { structuredContent?: unknown };
+    assert.match(text(cut), /\[truncated: /);
+    assert.deepEqual(cut.structuredContent, {});
   });
 
   test(`tools/list of ${OPERATION_COUNT.toLocaleString('en-US')} operations comes in bounded pages, in name order, each tool once`, async () => {

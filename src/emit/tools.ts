@@ -5,6 +5,7 @@ import { toolDescription } from './describe.js';
 import { methodParameters } from './signature.js';
 import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from './writer.js';
 import { inputSchema } from './input-schema.js';
+import { outputSchema } from './output-schema.js';
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
@@ -19,8 +20,11 @@ export function annotations(method: HttpMethod): string {
   }
 }
 
-/** `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5). */
-export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string): string {
+/**
+ * `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5); with
+ * `structuredOutput`, tools with a JSON answer also publish its `outputSchema`.
+ */
+export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false): string {
   const w = new CSharpWriter();
   w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable');
   if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
@@ -37,7 +41,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.open(`public static partial class ${FIXED_NAMES.tools}`);
   operations.forEach((op, index) => {
     if (index > 0) w.line();
-    emitTool(w, model, op, plan);
+    emitTool(w, model, op, plan, structuredOutput);
   });
   if (operations.length > 0) w.line();
   emitRunAsync(w);
@@ -47,11 +51,18 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.open('public sealed class InputSchemaAttribute(string json) : Attribute');
   w.line('public string Json { get; } = json;');
   w.close();
+  w.line();
+  w.doc('summary', 'The JSON Schema of a tool\'s answer (--structured-output), which the host publishes as outputSchema and returns as structuredContent; Wrapped: the answer is its "result" property.');
+  w.line('[AttributeUsage(AttributeTargets.Method)]');
+  w.open('public sealed class OutputSchemaAttribute(string json, bool wrapped) : Attribute');
+  w.line('public string Json { get; } = json;');
+  w.line('public bool Wrapped { get; } = wrapped;');
+  w.close();
   w.close();
   return w.toString();
 }
 
-function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePlan): void {
+function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePlan, structuredOutput: boolean): void {
   const names = plan.operations.get(op.id);
   if (!names) return;
   const parameters = methodParameters(op, names, plan);
@@ -59,6 +70,8 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op.method)})]`);
   w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
   w.line(`[InputSchema(${rawStringLiteral(jsonText(inputSchema(model, plan, op)))})]`);
+  const output = structuredOutput ? outputSchema(model, op) : undefined;
+  if (output) w.line(`[OutputSchema(${rawStringLiteral(jsonText(output.schema))}, ${output.wrapped})]`);
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
     ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),

@@ -34,6 +34,11 @@ internal static class McpToolSupport
                 using var document = JsonDocument.Parse(declared.Json);
                 tool.ProtocolTool.InputSchema = document.RootElement.Clone();
             }
+            if (tool.Metadata.OfType<McpTools.OutputSchemaAttribute>().FirstOrDefault() is { } output)
+            {
+                using var document = JsonDocument.Parse(output.Json);
+                tool.ProtocolTool.OutputSchema = document.RootElement.Clone();
+            }
         }
     }
 
@@ -77,7 +82,31 @@ internal static class McpToolSupport
         {
             result.IsError = true;
         }
+        result.StructuredContent = result.IsError != true && tool.Metadata.OfType<McpTools.OutputSchemaAttribute>().FirstOrDefault() is { } output
+            ? StructuredContent(result, output.Wrapped)
+            : null;
         return result;
+    }
+
+    /// <summary>
+    /// The answer's JSON as structuredContent: as it is, or as {"result": …} when the schema wraps it; an answer
+    /// cut at the result limit is not whole JSON and gives {} (the text says where it was cut).
+    /// </summary>
+    private static JsonElement StructuredContent(CallToolResult result, bool wrapped)
+    {
+        var text = result.Content.Count > 0 && result.Content[0] is TextContentBlock block ? block.Text : "";
+        JsonNode? value;
+        try
+        {
+            value = JsonNode.Parse(text);
+        }
+        catch (JsonException)
+        {
+            value = new JsonObject();
+            wrapped = false;
+        }
+        var structured = wrapped ? new JsonObject { ["result"] = value } : value as JsonObject ?? new JsonObject();
+        return JsonSerializer.SerializeToElement(structured, McpJsonUtilities.DefaultOptions);
     }
 
     /// <summary>Most tools in one tools/list page, and most bytes of their definitions (a page holds at least one).</summary>

@@ -146,4 +146,12 @@ public static partial class McpTools
     {
         public string Json { get; } = json;
     }
+
+    /// <summary>The JSON Schema of a tool's answer (--structured-output), which the host publishes as outputSchema and returns as structuredContent; Wrapped: the answer is its "result" property.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class OutputSchemaAttribute(string json, bool wrapped) : Attribute
+    {
+        public string Json { get; } = json;
+        public bool Wrapped { get; } = wrapped;
+    }
 }
