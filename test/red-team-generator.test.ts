@@ -98,9 +98,10 @@ test('a URL spec is read with a byte cap as it arrives, and within a time limit'
   const started = performance.now();
   await assert.rejects(prepare(`${base}/drip.json`, { fetchTimeoutMs: 1500 }), /drip\.json: cannot download the OpenAPI document: no complete answer within 1\.5 s$/);
   assert.ok(performance.now() - started < 5000);
+  t.diagnostic(`alias bomb refused in ${(performance.now() - started).toFixed(0)} ms`);
 });
 
-test('YAML aliases: one schema (one record) per aliased node; an alias bomb is refused in one line', async () => {
+test('YAML aliases: one schema (one record) per aliased node; an alias bomb is refused in one line', async (t) => {
   const tree = ['openapi: 3.0.3', 'info: {title: t, version: "1"}', 'x-defs:', '  a0: &a0 {type: object, properties: {name: {type: string}}}'];
   for (let i = 1; i <= 8; i++) tree.push(`  a${i}: &a${i} {type: object, properties: {left: *a${i - 1}, right: *a${i - 1}}}`);
   tree.push('paths:', '  /x: {post: {requestBody: {content: {application/json: {schema: *a8}}}, responses: {"200": {description: ok}}}}');

@@ -116,14 +116,15 @@ describe('generated server against a hostile API', () => {
     assert.ok(landing.startsWith(`GET /landing?key=${encodeURIComponent(SECRETS.query)} `), landing);
   });
 
-  test('the timeout covers the body: headers then one byte a second ends at 3 s', async () => {
+  test('the timeout covers the body: headers then one byte a second ends at 3 s', async (t) => {
     const started = performance.now();
     assert.deepEqual(await answer('get_drip'), { isError: true, text: 'Error: GET /drip timed out after 3 s' });
     const seconds = (performance.now() - started) / 1000;
     assert.ok(seconds >= 2.5 && seconds < 8, `${seconds} s`);
+    t.diagnostic(`dripping body ended after ${seconds.toFixed(1)} s`);
   });
 
-  test('memory is bounded whatever the API sends: 50 MB, an endless error body, endless files, 20 at a time', async () => {
+  test('memory is bounded whatever the API sends: 50 MB, an endless error body, endless files, 20 at a time', async (t) => {
     const before = await rssMiB(pid);
     const huge = await answer('get_huge');
     assert.ok(huge.text.startsWith('["aaaa') && huge.text.length < 2200, huge.text.slice(0, 60));
@@ -134,6 +135,7 @@ describe('generated server against a hostile API', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => answer(['get_huge', 'get_endless', 'get_file'][i % 3] ?? 'get_huge')));
     const grown = (await rssMiB(pid)) - before;
     assert.ok(grown < 150, `RSS grew by ${grown.toFixed(0)} MiB`);
+    t.diagnostic(`server RSS ${before.toFixed(0)} MiB before, grew by ${grown.toFixed(0)} MiB`);
   });
 
   test('credentials the API repeats are redacted: the key, the query key, the Basic header', async () => {
