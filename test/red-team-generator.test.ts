@@ -98,7 +98,6 @@ test('a URL spec is read with a byte cap as it arrives, and within a time limit'
   const started = performance.now();
   await assert.rejects(prepare(`${base}/drip.json`, { fetchTimeoutMs: 1500 }), /drip\.json: cannot download the OpenAPI document: no complete answer within 1\.5 s$/);
   assert.ok(performance.now() - started < 5000);
-  t.diagnostic(`alias bomb refused in ${(performance.now() - started).toFixed(0)} ms`);
 });
 
 test('YAML aliases: one schema (one record) per aliased node; an alias bomb is refused in one line', async (t) => {
@@ -119,6 +118,7 @@ test('YAML aliases: one schema (one record) per aliased node; an alias bomb is r
   assert.equal(refused.code, EXIT_CODES.spec);
   assert.match(refused.err, /^error: .*bomb\.yaml: invalid YAML: its aliases expand past 100,000 uses \(refused as a resource exhaustion attack\)\n$/);
   assert.ok(performance.now() - started < 5000);
+  t.diagnostic(`alias bomb refused in ${(performance.now() - started).toFixed(0)} ms`);
 });
 
 test('a schema 3,000 levels deep skips its operation with a warning; schemas containing themselves generate', async () => {
