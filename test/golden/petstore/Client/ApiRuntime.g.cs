@@ -199,6 +199,11 @@ public static class ApiJson
         foreach (var property in typeInfo.Properties)
         {
             property.IsRequired = false;
+            if (property.PropertyType == typeof(JsonElement) || property.PropertyType == typeof(JsonElement?))
+            {
+                // A required any-JSON property the answer left out holds no value at all: it is left out again.
+                property.ShouldSerialize = static (_, value) => value is not JsonElement { ValueKind: JsonValueKind.Undefined };
+            }
         }
     }
 }
