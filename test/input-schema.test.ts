@@ -43,6 +43,7 @@ test('every constraint: formats, lengths, pattern, ranges (3.0 exclusive bounds)
     link: { type: 'string', format: 'uri' },
     level: { description: 'The level, behind an allOf wrapper.', type: 'string', enum: ['low', 'high'] },
     size: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['small', 'large'] }] },
+    slot: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[a-z0-9-]+$' }] },
     price: { type: 'number', minimum: 0, exclusiveMaximum: 1000 },
     code: { type: 'string', contentEncoding: 'base64' },
   });
@@ -92,4 +93,19 @@ test('types that each refer to several others are inlined only as deep as a boun
   assert.equal(plain.size, 1, `plain objects at depths ${[...plain].join()}`);
   assert.equal(Math.max(...whole) + 1, [...plain][0]);
   assert.ok(whole.size >= 5 && whole.size < 12, `levels shown: ${whole.size}`);
+});
+
+test('a string item of a query array must not be empty: `tags=` is read as no value', async () => {
+  const spec = {
+    openapi: '3.0.3', info: { title: 'Q', version: '1' },
+    paths: { '/diary': { get: { parameters: [
+      { name: 'types', in: 'query', required: true, schema: { type: 'array', items: { type: 'string' } } },
+      { name: 'loose', in: 'query', allowEmptyValue: true, schema: { type: 'array', items: { type: 'string' } } },
+    ], responses: { 204: { description: 'OK' } } } } },
+  };
+  const dir = scratchDir('input-schema');
+  await writeFile(join(dir, 'diary.json'), JSON.stringify(spec));
+  const schema = schemaOf(await prepare(join(dir, 'diary.json')), '/diary') as { properties: Record<string, { items: Record<string, unknown> }> };
+  assert.deepEqual(schema.properties.types?.items, { type: 'string', minLength: 1 });
+  assert.deepEqual(schema.properties.loose?.items, { type: 'string' });
 });

@@ -157,8 +157,9 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.equal(await refused({ day: '2024-05-01', body: { title: 'Launch' }, tags: [] }), `${prefix}'body.when' is required; 'body' must have at least 2 properties; 'tags' must have at least 1 items`);
     assert.equal(await refused({ day: '2024-05-01', body, limit: 0 }), `${prefix}'limit' must be more than 0 and at most 100 (not 0)`);
     assert.equal(api.requests.length, count, 'nothing was sent');
-    const sent = JSON.parse(await callText(client, 'create_event', { day: '2024-05-01', body: { ...body, size: 2, level: 'low', code: 'AQID' }, tags: ['red', 'blue'], limit: 25, ref: 'ref-7' }));
-    assert.deepEqual(sent, { title: 'Launch', when: '2024-05-01T12:00:00+00:00', level: 'low', size: 2, code: 'AQID' });
+    const sent = JSON.parse(await callText(client, 'create_event', { day: '2024-05-01', body: { ...body, size: 2, slot: '7', level: 'low', code: 'AQID' }, tags: ['red', 'blue'], limit: 25, ref: 'ref-7' }));
+    // "7" fits both forms of slot's oneOf as arguments are read: it is sent, for the API to read.
+    assert.deepEqual(sent, { title: 'Launch', when: '2024-05-01T12:00:00+00:00', level: 'low', size: 2, slot: '7', code: 'AQID' });
     assert.equal(last().url, '/v1/events/2024-05-01?tags=red&tags=blue&limit=25&ref=ref-7');
     assert.equal(last().headers['x-api-key'], 'key-1');
   });

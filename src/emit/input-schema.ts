@@ -56,6 +56,11 @@ function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
   if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
     schema = { ...schema, minLength: 1 };
   }
+  // Nor can a string item of a query array: `tags=` is read as no value at all.
+  if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && p.source.parameter.location === 'query' && schema.type === 'array') {
+    const items = schema.items as JsonSchema | undefined;
+    if (items?.type === 'string' && items.enum === undefined && !(Number(items.minLength) >= 1)) schema = { ...schema, items: { ...items, minLength: 1 } };
+  }
   // A required array sent as repeated fields (query, forms) has no way to say "empty": it needs an item.
   if (!p.optional && schema.type === 'array' && p.source.kind === 'parameter' && p.source.parameter.location === 'query') schema = atLeastOne(schema);
   if (p.source.kind === 'body' && (p.source.body.kind === 'form' || p.source.body.kind === 'multipart') && isObjectSchema(schema)) {

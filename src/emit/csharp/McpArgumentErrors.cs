@@ -93,10 +93,11 @@ internal static class McpArgumentErrors
         {
             if (schema.TryGetProperty(keyword, out var variants) && variants.ValueKind == JsonValueKind.Array)
             {
-                var fitting = variants.EnumerateArray().Count(variant => Fits(variant, value));
-                if (keyword == "oneOf" ? fitting != 1 : fitting == 0)
+                // oneOf is checked as anyOf: arguments are read leniently ("5" is also an integer), so a value may fit
+                // two forms here (an ID or a slug) and only one as the API reads it, which checks the rest.
+                if (!variants.EnumerateArray().Any(variant => Fits(variant, value)))
                 {
-                    problems.Add(fitting == 0 ? $"'{path}' fits none of the allowed forms" : $"'{path}' fits more than one of the allowed forms");
+                    problems.Add($"'{path}' fits none of the allowed forms");
                 }
             }
         }
