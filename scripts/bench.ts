@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search] [--calls N] [--no-profile] [--out FILE] [--keep]`
+ * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,scale] [--calls N] [--no-profile] [--out FILE] [--keep]`
  *
  * The performance benchmark. Prints one markdown table (with the goals of the performance issue,
  * PASS/MISS) and short notes, and writes them with the machine they ran on to docs/benchmarks.md
@@ -16,6 +16,8 @@
  *  build    `dotnet build --no-restore` of the generated GitHub project (and the example), from clean
  *  search   discovery mode: recall@1/3/10 of the operation search over a query set of five real APIs,
  *           and tools/list bytes of each in both modes
+ *  scale    Microsoft Graph in both modes: init, dotnet build (time, peak memory), start to the first
+ *           tools/list page, RSS, and 1,000 search_operations round trips
  *
  * Every figure is the median of --runs runs (default 5, --quick 2); the things compared are run in the
  * same round, interleaved and in rotating order, because the machine is noisy.
@@ -38,9 +40,10 @@ import { renderReport, writeReport } from './bench/report.js';
 import { serverStart } from './bench/server-start.js';
 import { toolCall } from './bench/tool-call.js';
 import { search } from './bench/search.js';
+import { scale } from './bench/scale.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);
