@@ -124,7 +124,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...tools.beside,
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location, options.mode === 'discovery') },
     ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),
   ];
   return { files, operations: tools.operations, skipped: tools.skipped, namespace };

@@ -22,7 +22,7 @@ test('the discovery-mode project matches its golden files: the same client and t
   assert.deepEqual(generated.map((f) => f.path).sort(), onDisk.map((f) => f.path));
   for (const file of generated) assert.equal(file.content, onDisk.find((f) => f.path === file.path)?.content, `${file.path} differs from its golden file`);
   // Everything else, the client and McpTools.g.cs included, is byte for byte the operations-mode project's.
-  assert.deepEqual(onDisk.map((f) => f.path), ['McpDiscovery.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs']);
+  assert.deepEqual(onDisk.map((f) => f.path), ['McpDiscovery.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs', 'README.md']);
 });
 
 test('generating twice gives identical bytes', async () => {
