@@ -172,6 +172,6 @@ test('warnings: two schemes for one Authorization header, a base URL that is not
   assert.deepEqual(result.err.trim().split('\n'), [
     `warning: ${spec}#/paths/~1items0/get/security: the security requirement {token, login} needs token and login, which all send the Authorization header: only login (the last listed) is sent`,
     `warning: ${spec}#/servers/0/url: "/api/v2" is not an absolute http(s) URL: the server will need RED_BASE_URL`,
-    'warning: 130 tools is past the 128 VS Code accepts, and more than assistants choose among well: select a part with --tags, --include or --exclude (the report command lists the tags)',
+    'warning: 130 tools is past the 128 VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)',
   ]);
 });
