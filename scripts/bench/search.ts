@@ -12,6 +12,7 @@ import { verdict } from './results.js';
 import { prepare } from '../../src/generate.js';
 import { planNames } from '../../src/names/plan.js';
 import { reportSelection } from '../../src/report.js';
+import { selectOperations } from '../../src/select.js';
 import { searchIndex, type SearchIndex } from '../../src/emit/search-index.js';
 import { searchIndexed } from '../../src/emit/search-query.js';
 
@@ -44,7 +45,7 @@ async function benchSearch(context: BenchContext): Promise<void> {
     const plan = planNames(api.model);
     const selection = spec.tags ? { tags: spec.tags } : {};
     const report = reportSelection(api, selection);
-    const selected = api.model.operations.filter((op) => report.tools.some((t) => t.name === plan.operations.get(op.id)?.toolName));
+    const { selected } = selectOperations(api.model, plan, selection);
     const index = JSON.parse(searchIndex(plan, selected)) as SearchIndex;
     const counts = { n: 0, at1: 0, at3: 0, at10: 0 };
     for (const q of set.queries.filter((q) => q.spec === key)) {

@@ -1,6 +1,5 @@
 import type { ApiModel, Operation, Primitive, TypeRef } from '../model/types.js';
-
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from './input-schema.js';
 
 /** Most schema nodes in one output schema; deeper objects are published as any JSON. */
 const MAX_NODES = 1000;

@@ -11,7 +11,7 @@ import { outputSchema } from './output-schema.js';
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
 
 /** MCP tool annotations by HTTP method. */
-export function annotations(method: HttpMethod): string {
+function annotations(method: HttpMethod): string {
   switch (method) {
     case 'get': case 'head': case 'options': case 'trace': return 'ReadOnly = true, Destructive = false, Idempotent = true';
     case 'delete': return 'ReadOnly = false, Destructive = true, Idempotent = true';
