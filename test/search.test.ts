@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { planNames, prepare, runCli } from '../src/index.js';
-import { queryTerms, stem, terms } from '../src/emit/search-text.js';
+import { operationIntents, queryIntents, queryTerms, stem, terms } from '../src/emit/search-text.js';
 import { searchIndex, type SearchIndex } from '../src/emit/search-index.js';
 import { searchIndexed } from '../src/emit/search-query.js';
 import { discoveryListing } from '../src/emit/discovery.js';
@@ -28,6 +28,24 @@ test('terms split camelCase, snake_case, acronyms and digits, drop stop words, a
   assert.deepEqual(terms('pets of pets'), ['pet', 'pet']);
   assert.deepEqual(queryTerms('show pull requests'), ['show', 'pull', 'request', '~many'], 'a plural asks for many');
   assert.deepEqual(queryTerms('get a pet'), ['get', 'pet']);
+});
+
+test("an operation's kind comes from its summary's verb, else from its method and path; a query's from its verbs", () => {
+  assert.deepEqual(operationIntents('put', '/Invoices', 'Creates one or more sales invoices'), ['create', 'creat'], 'the summary says create, whatever the method');
+  assert.deepEqual(operationIntents('post', '/Invoices/{InvoiceID}', 'Updates a specific sales invoice'), ['update', 'updat']);
+  assert.deepEqual(operationIntents('get', '/pets', 'Get all the pets'), ['list', 'get'], 'a read of many things is a list');
+  assert.deepEqual(operationIntents('put', '/user/starred/{owner}/{repo}', 'Star a repository'), ['update', 'star'], "a verb of the summary's own is a kind too");
+  assert.deepEqual(operationIntents('get', '/{Bucket}/{Key}', '', 'GetObject'), ['read', 'get'], 'without a summary, the operationId says');
+  assert.deepEqual(operationIntents('post', '/pets/{id}', ''), ['update']);
+  assert.deepEqual(operationIntents('post', '/pets', ''), ['create']);
+  assert.deepEqual(operationIntents('delete', '/pets/{id}', ''), ['delete']);
+  const kinds = (query: string): string[] => [...queryIntents(queryTerms(query))].filter((k) => ['create', 'read', 'list', 'update', 'delete'].includes(k)).sort();
+  assert.deepEqual(kinds('edit an existing invoice'), ['update']);
+  assert.deepEqual(kinds('get a pet'), ['read']);
+  assert.deepEqual(kinds('get the attachments of an email'), ['list', 'read'], 'reading things is listing them');
+  assert.deepEqual(kinds('release a phone number'), ['delete']);
+  assert.deepEqual(kinds('pets'), []);
+  assert.ok(queryIntents(queryTerms('star a repo')).has('star'));
 });
 
 test('the index holds every selected operation, its listing, and integer weights per term', async () => {
@@ -52,6 +70,17 @@ test('the index holds every selected operation, its listing, and integer weights
   assert.equal(first("all of an owner's pets"), 'list_owner_pets');
   assert.deepEqual(searchIndexed(index, 'pets', 10, 'OWNERS').map((i) => index.operations[i]?.[0]), ['list_owner_pets', 'list_owners'], 'tags match whatever their case');
   assert.deepEqual(searchIndexed(index, 'the of a', 10), [], 'stop words alone find nothing');
+  // What an operation acts on is the last word of its path, with its synonyms.
+  assert.deepEqual(index.operations[3]?.slice(8), [['update', 'updat'], ['pet']]);
+  assert.deepEqual(index.operations[6]?.slice(8), [['list'], ['pet']]);
+});
+
+test('an operation whose path ends in something the query does not name ranks below one that it names', () => {
+  const op = (name: string, path: string, resource: string[]): SearchIndex['operations'][number] => [name, name, 'GET', path, [], '', name, 1000, ['read'], resource];
+  // Same weights for "folder": only what each acts on differs.
+  const index: SearchIndex = { operations: [op('get_folder_messages', '/folders/{id}/messages', ['messag']), op('get_folder', '/folders/{id}', ['folder'])], terms: { folder: [0, 500, 1, 500] } };
+  assert.deepEqual(searchIndexed(index, 'show a folder', 2), [1, 0]);
+  assert.deepEqual(searchIndexed(index, 'show messages of a folder', 2), [0, 1], 'unless the query names that too');
 });
 
 test('the discovery tools/list stays under 2,000 bytes', () => {

@@ -1,6 +1,6 @@
 import type { HttpMethod, Operation } from '../model/types.js';
 import type { NamePlan } from '../names/plan.js';
-import { MANY, stem, terms } from './search-text.js';
+import { MANY, operationIntents, stem, terms } from './search-text.js';
 
 /**
  * The operation index a discovery-mode server searches (`McpSearchIndex.g.json`, embedded in the assembly):
@@ -8,8 +8,8 @@ import { MANY, stem, terms } from './search-text.js';
  * that a query costs one dictionary lookup per word and an addition per posting, and starting costs nothing.
  */
 export interface SearchIndex {
-  /** [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000]. */
-  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number])[];
+  /** [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000, kinds, resource terms]. */
+  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number, readonly string[], readonly string[]])[];
   /** term → [operation, weight × 1000, operation, weight × 1000, …], operations ascending. */
   readonly terms: Readonly<Record<string, readonly number[]>>;
 }
@@ -119,7 +119,7 @@ export function searchIndex(plan: NamePlan, operations: readonly Operation[]): s
   const index: SearchIndex = {
     operations: listed.map((op) => {
       const names = plan.operations.get(op.id);
-      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op)] as const;
+      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op), operationIntents(op.method, op.requestPath, op.summary ?? '', op.operationId ?? ''), resourceTerms(op)] as const;
     }),
     terms: termsOut,
   };
@@ -150,6 +150,16 @@ function fieldTerms(op: Operation, plan: NamePlan): Record<Field, string[]> {
 
 /** Deeper paths are less often what is meant: /me/events before /me/calendars/{id}/events. */
 function prior(op: Operation): number {
-  const segments = op.requestPath.split('/').filter((s) => s !== '').length;
+  const segments = op.requestPath.split('/').filter((s) => s !== '' && !/^\{[^}]*\}$/.test(s)).length;
   return Math.round(1000 / (1 + DEPTH_PENALTY * Math.max(0, segments - 1)));
+}
+
+/**
+ * The terms of what an operation acts on, the last word-bearing segment of its path (/repos/{owner}/{repo}/forks:
+ * fork), with their synonyms: a query that names none of them asks for something else.
+ */
+function resourceTerms(op: Operation): string[] {
+  const segment = op.path.split('/').filter((s) => s !== '' && !/^\{[^}]*\}$/.test(s)).at(-1) ?? '';
+  const own = terms(segment.replace(/\{[^}]*\}/g, ' '));
+  return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
 }

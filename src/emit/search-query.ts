@@ -1,17 +1,19 @@
 import type { SearchIndex } from './search-index.js';
-import { INTENT_BOOST, queryMethods, queryTerms } from './search-text.js';
+import { INTENT_BOOST, queryIntents, queryTerms, RESOURCE_MISS } from './search-text.js';
 
 /**
  * A query against the index, as the generated server's McpSearch.cs runs it: the weights of the query's
  * distinct terms summed per operation, times the operation's prior, times {@link INTENT_BOOST} where its
- * method is one the query's verbs ask for; only operations with the tag when one is given; best first (ties
+ * kind is one the query's verbs ask for, times {@link RESOURCE_MISS} where the query names nothing of what it
+ * acts on; only operations with the tag when one is given; best first (ties
  * in index order). Returns operation positions in the index.
  */
 export function searchIndexed(index: SearchIndex, query: string, limit: number, tag?: string): number[] {
   const scores = new Map<number, number>();
   const all = queryTerms(query);
-  const methods = queryMethods(all);
-  for (const term of new Set(all)) {
+  const distinct = new Set(all);
+  const intents = queryIntents(all);
+  for (const term of distinct) {
     const postings = index.terms[term];
     if (!postings) continue;
     for (let i = 0; i < postings.length; i += 2) {
@@ -22,7 +24,9 @@ export function searchIndexed(index: SearchIndex, query: string, limit: number, 
   const wanted = tag?.toLowerCase();
   for (const [doc, score] of scores) {
     const op = index.operations[doc];
-    scores.set(doc, score * (op?.[7] ?? 1000) * (methods.has(op?.[2] ?? '') ? INTENT_BOOST : 1));
+    const resource = op?.[9] ?? [];
+    const named = resource.length === 0 || resource.some((t) => distinct.has(t));
+    scores.set(doc, score * (op?.[7] ?? 1000) * ((op?.[8] ?? []).some((k) => intents.has(k)) ? INTENT_BOOST : 1) * (named ? 1 : RESOURCE_MISS));
   }
   return [...scores]
     .filter(([doc]) => wanted === undefined || (index.operations[doc]?.[4] ?? []).some((t) => t.toLowerCase() === wanted))

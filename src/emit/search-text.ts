@@ -69,21 +69,51 @@ function words(text: string): string[] {
 }
 
 /**
- * Query words that say what kind of operation is wanted, by the HTTP methods that do it: an operation whose
- * method matches a query's intent scores {@link INTENT_BOOST} times as much.
+ * What an operation does, in five kinds, and the query words that ask for each. An operation's kind comes from
+ * the verb its summary starts with (Creates…, List…, Update…) or, without one, from its method and whether its
+ * path names one thing or many; an operation whose kind a query's words ask for scores {@link INTENT_BOOST}
+ * times as much. The summary's verb itself is also a kind of its own (star, merge, fork), so that a query
+ * starting with that verb finds it.
  */
 export const INTENTS: Readonly<Record<string, readonly string[]>> = {
-  GET: ['get', 'list', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'find', 'search', 'look', 'see', 'download', 'check', 'count', 'what', 'which', 'who'],
-  POST: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'send', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'start', 'trigger', 'open', 'invite', 'leave', 'reply', 'forward'],
-  PUT: ['create', 'add', 'new', 'put', 'upload', 'replace', 'update', 'set', 'edit', 'change', 'modify', 'assign'],
-  PATCH: ['update', 'edit', 'change', 'modify', 'rename', 'set', 'mark', 'move', 'patch', 'alter'],
-  DELETE: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign'],
+  create: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'record', 'store', 'save', 'put', 'invite', 'raise', 'place', 'issue', 'book', 'enter', 'attach'],
+  read: ['get', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'look', 'see', 'download', 'check', 'open', 'who', 'what', 'which', 'detail', 'inspect', 'describe'],
+  list: ['list', 'show', 'view', 'display', 'browse', 'enumerate', 'find', 'search', 'what', 'which', 'all', 'every'],
+  update: ['update', 'edit', 'modify', 'change', 'set', 'alter', 'rename', 'replace', 'mark', 'move', 'close', 'assign', 'archive', 'enable', 'disable', 'suspend', 'void', 'mute', 'configure', 'turn', 'put', 'apply', 'correct', 'fix', 'upload'],
+  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke'],
 };
 export const INTENT_BOOST = 2;
+/** What an operation scores when the query names none of the words of what it acts on (its path's last words). */
+export const RESOURCE_MISS = 0.6;
 
-/** The methods a query's words ask for (none: the query says nothing of it). */
-export function queryMethods(queryTermList: readonly string[]): Set<string> {
-  const wanted = new Set<string>();
-  for (const [method, verbs] of Object.entries(INTENTS)) if (verbs.some((v) => queryTermList.includes(stem(v)))) wanted.add(method);
+/** The kinds a summary's first word says, for the verbs APIs start summaries with. */
+const SUMMARY_VERBS: Readonly<Record<string, string>> = {
+  create: 'create', creates: 'create', add: 'create', adds: 'create', insert: 'create', register: 'create', new: 'create', post: 'create',
+  update: 'update', updates: 'update', edit: 'update', edits: 'update', modify: 'update', modifies: 'update', change: 'update', set: 'update', sets: 'update', replace: 'update', replaces: 'update', patch: 'update',
+  delete: 'delete', deletes: 'delete', remove: 'delete', removes: 'delete', destroy: 'delete',
+  list: 'list', lists: 'list', search: 'list', searches: 'list', find: 'list', query: 'list',
+  get: 'read', gets: 'read', retrieve: 'read', retrieves: 'read', fetch: 'read', fetches: 'read', read: 'read', reads: 'read', return: 'read', returns: 'read', show: 'read', shows: 'read', describe: 'read', describes: 'read', view: 'read',
+};
+
+/**
+ * The kinds of an operation: from its summary's first word (its operationId's without a summary) when that is a verb of {@link SUMMARY_VERBS}
+ * (a read of many things is a list), else from its method and whether its path ends naming one thing; and the
+ * summary's first word's term.
+ */
+export function operationIntents(method: string, requestPath: string, summary: string, operationId = ''): string[] {
+  const one = /\}$/.test(requestPath);
+  const first = words(summary)[0] ?? words(operationId)[0] ?? '';
+  let kind = SUMMARY_VERBS[first];
+  if (kind === 'read' && !one && method === 'get') kind = 'list';
+  kind ??= ({ get: one ? 'read' : 'list', head: 'read', post: one ? 'update' : 'create', put: one ? 'update' : 'create', patch: 'update', delete: 'delete' } as Record<string, string>)[method];
+  return [...new Set([kind ?? 'other', ...(first.length > 2 ? [stem(first)] : [])])];
+}
+
+/** The kinds a query's words ask for, and the query's terms themselves (a summary's own verb). */
+export function queryIntents(queryTermList: readonly string[]): Set<string> {
+  const wanted = new Set<string>(queryTermList);
+  for (const [kind, verbs] of Object.entries(INTENTS)) if (verbs.some((v) => queryTermList.includes(stem(v)))) wanted.add(kind);
+  // Reading things (get the attachments) is listing them.
+  if (wanted.has('read') && queryTermList.includes(MANY)) wanted.add('list');
   return wanted;
 }

@@ -13,12 +13,12 @@ namespace __NAMESPACE__;
 /// <summary>
 /// The operation index the generator wrote (<c>McpSearchIndex.g.json</c>, embedded in the assembly) and the
 /// search over it: each query word's term looked up, its precomputed BM25F weights summed per operation, scaled
-/// by the operation's prior and by how well its method fits the query's verbs, best first. Query words are split and stemmed by the same rules as the index.
+/// by the operation's prior, by how well its kind fits the query's verbs and by whether the query names what it acts on, best first. Query words are split and stemmed by the same rules as the index.
 /// </summary>
 internal sealed partial class McpSearch
 {
     /// <summary>One operation as search results and descriptions name it.</summary>
-    public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member, int Prior);
+    public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member, int Prior, string[] Kinds, string[] Resource);
 
     private static readonly Lazy<McpSearch> Loaded = new(Load);
 
@@ -45,8 +45,9 @@ internal sealed partial class McpSearch
     {
         var scores = new Dictionary<int, double>();
         var terms = QueryTerms(query);
-        var methods = Intents.Where(i => i.Value.Any(terms.Contains)).Select(i => i.Key).ToHashSet(StringComparer.Ordinal);
-        foreach (var term in terms.Distinct(StringComparer.Ordinal))
+        var distinct = terms.ToHashSet(StringComparer.Ordinal);
+        var intents = QueryIntents(terms);
+        foreach (var term in distinct)
         {
             if (!postings.TryGetValue(term, out var list)) continue;
             for (var i = 0; i + 1 < list.Length; i += 2)
@@ -56,11 +57,21 @@ internal sealed partial class McpSearch
         }
         return scores
             .Where(s => tag is null || operations[s.Key].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase)))
-            .Select(s => (Doc: s.Key, Score: s.Value * operations[s.Key].Prior * (methods.Contains(operations[s.Key].Method) ? IntentBoost : 1)))
+            .Select(s => (Doc: s.Key, Score: Score(s.Value, operations[s.Key], distinct, intents)))
             .OrderByDescending(s => s.Score).ThenBy(s => s.Doc)
             .Take(limit)
             .Select(s => operations[s.Doc])
             .ToList();
+    }
+
+    /// <summary>
+    /// An operation's summed term weights times its prior, times <see cref="IntentBoost"/> when its kind is one the
+    /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on.
+    /// </summary>
+    private static double Score(double sum, Operation operation, HashSet<string> terms, HashSet<string> intents)
+    {
+        var named = operation.Resource.Length == 0 || operation.Resource.Any(terms.Contains);
+        return sum * operation.Prior * (operation.Kinds.Any(intents.Contains) ? IntentBoost : 1) * (named ? 1 : ResourceMiss);
     }
 
     /// <summary>The operation with this tool name, if there is one.</summary>
@@ -103,7 +114,7 @@ internal sealed partial class McpSearch
         var root = document.RootElement;
         var operations = root.GetProperty("operations").EnumerateArray().Select(o => new Operation(
             o[0].GetString()!, o[1].GetString()!, o[2].GetString()!, o[3].GetString()!,
-            o[4].EnumerateArray().Select(t => t.GetString()!).ToArray(), o[5].GetString()!, o[6].GetString()!, o[7].GetInt32())).ToArray();
+            Strings(o[4]), o[5].GetString()!, o[6].GetString()!, o[7].GetInt32(), Strings(o[8]), Strings(o[9]))).ToArray();
         var postings = new Dictionary<string, int[]>(StringComparer.Ordinal);
         foreach (var term in root.GetProperty("terms").EnumerateObject())
         {
@@ -115,17 +126,34 @@ internal sealed partial class McpSearch
         return new McpSearch(operations, postings);
     }
 
+    private static string[] Strings(JsonElement array) => array.EnumerateArray().Select(t => t.GetString()!).ToArray();
+
     // The query side of the generator's search-text rules: the same splitting, stop words, stemmer and plural term.
 
     private const string Many = "~many";
 
-    /// <summary>Query terms that ask for an HTTP method; an operation with that method scores <see cref="IntentBoost"/> times as much.</summary>
+    /// <summary>Query terms that ask for a kind of operation; an operation of that kind scores <see cref="IntentBoost"/> times as much.</summary>
     private static readonly Dictionary<string, string[]> Intents = new(StringComparer.Ordinal)
     {
         __INTENTS__
     };
 
     private const double IntentBoost = __INTENT_BOOST__;
+
+    private const double ResourceMiss = __RESOURCE_MISS__;
+
+    /// <summary>The kinds a query's terms ask for, and the terms themselves (a summary's own verb).</summary>
+    public static HashSet<string> QueryIntents(List<string> terms)
+    {
+        var wanted = terms.ToHashSet(StringComparer.Ordinal);
+        foreach (var intent in Intents)
+        {
+            if (intent.Value.Any(terms.Contains)) wanted.Add(intent.Key);
+        }
+        // Reading things (get the attachments) is listing them.
+        if (wanted.Contains("read") && terms.Contains(Many)) wanted.Add("list");
+        return wanted;
+    }
 
     private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
     {
