@@ -8,8 +8,8 @@ import { describeIoError } from './load/source.js';
 import { mergeClientConfig } from './emit/client-config-merge.js';
 import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
-import { serverKey, type ToolMode } from './emit/host.js';
-import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
+import { serverKey, type ToolMode, type Transport } from './emit/host.js';
+import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import type { GeneratedFile } from './emit/file.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
@@ -24,6 +24,13 @@ const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files und
 const MODE = 'what the server publishes: "operations" (one tool per operation, the default) or "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list)';
 /** The `--mode` option, when given, for the generator's options. */
 const mode = (options: { mode?: string }): { mode?: ToolMode } => (options.mode === undefined ? {} : { mode: options.mode as ToolMode });
+const TRANSPORT = 'how clients reach the server: "stdio" (a child process of the client, the default) or "http" (an ASP.NET Core server, MCP Streamable HTTP at /mcp, stateless, GET /healthz; for shared and scaled-out hosting)';
+const FORWARD_AUTH = 'with --transport http: take each call\'s API credential from this header of the incoming MCP request (the caller\'s own token) instead of the server\'s settings';
+/** The `--transport` and `--forward-auth` options, when given, for the generator's options. */
+const transport = (options: { transport?: string; forwardAuth?: string }): { transport?: Transport; forwardAuth?: string } => ({
+  ...(options.transport !== undefined && { transport: options.transport as Transport }),
+  ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
+});
 const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
@@ -125,14 +132,16 @@ function buildProgram(io: Io): Command {
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
     .option('--mode <mode>', MODE)
+    .option('--transport <transport>', TRANSPORT)
+    .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; allowExternalRefs?: boolean; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; allowExternalRefs?: boolean; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
-        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options),
+        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options),
         ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
@@ -150,10 +159,12 @@ function buildProgram(io: Io): Command {
     .option('--check', CHECK))
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
+    .option('--transport <transport>', TRANSPORT)
+    .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
@@ -161,13 +172,13 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients, ...mode(options), structuredOutput: options.structuredOutput === true,
+        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true,
       });
       warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
       if (options.check) return checkFiles(options.outputDir, files, io);
       await writeFiles(options.outputDir, files, true);
-      io.out(initSummary(options.serverName, serverLocation(options, framework), { ...project, files }, api, clients));
+      io.out(initSummary(options.serverName, serverLocation({ serverName: options.serverName, outputDir: options.outputDir, launch: options.launch, ...transport(options) }, framework), { ...project, files }, api, clients));
     });
 
   withSelection(program.command('report')
@@ -249,6 +260,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
     location.launch === 'dll'
       ? `Build it: dotnet build -c Release ${JSON.stringify(directory)} (and again after each generation: the entry starts that build)`
       : `Build it: dotnet build ${JSON.stringify(directory)}`,
+    ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz)`] : []),
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
     ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
@@ -258,7 +270,9 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
       '',
     ]),
     ...MCP_CLIENTS.map((c) => `${(c + ':').padEnd(16)}${CLIENT_CONFIG_LOCATIONS[c]}`),
-    `Claude Code CLI: claude mcp add ${key} -- ${[command, ...args].map(shellWord).join(' ')}`,
+    location.http
+      ? `Claude Code CLI: claude mcp add --transport http ${key} ${HTTP_DEFAULT_URL}/mcp${location.http.forwardAuth === undefined ? '' : ` --header ${shellWord(`${location.http.forwardAuth}: <your-api-credential>`)}`}`
+      : `Claude Code CLI: claude mcp add ${key} -- ${[command, ...args].map(shellWord).join(' ')}`,
     '',
   ].join('\n');
 }

@@ -8,7 +8,7 @@ import { identifier, isValidNamespace, words } from './names/identifiers.js';
 import { emitClient } from './emit/client.js';
 import type { GeneratedFile } from './emit/file.js';
 import { emitTools } from './emit/tools.js';
-import { emitHost, TOOL_MODES, type ToolMode } from './emit/host.js';
+import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/host.js';
 import { searchIndex } from './emit/search-index.js';
 import { SEARCH_INDEX_FILE } from './emit/discovery.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
@@ -77,6 +77,9 @@ export interface HostProjectOptions {
   /** The API whose security schemes the host configures; none when absent. */
   readonly api?: PreparedApi;
   readonly mode?: ToolMode;
+  readonly transport?: Transport;
+  /** HTTP only: take each call's API credential from this header of the incoming MCP request. */
+  readonly forwardAuth?: string;
 }
 
 /** The hosting console project: `<Name>.csproj` and `Program.cs`. */
@@ -91,6 +94,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
+    ...hostTransport(options),
   }, projectName(options.serverName));
 }
 
@@ -105,6 +109,8 @@ export interface ProjectOptions extends Selection {
   readonly launch?: Launch;
   readonly mode?: ToolMode;
   readonly structuredOutput?: boolean;
+  readonly transport?: Transport;
+  readonly forwardAuth?: string;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
@@ -115,7 +121,11 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const plan = planNames(api.model, clientNamespace);
   const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
   const framework = options.framework ?? detectFramework();
-  const host = generateHost({ serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }) });
+  const host = generateHost({
+    serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
+    ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
+  });
+  if (options.transport === 'http' && options.clients?.includes('claude-desktop')) throw new GeneratorError('usage', '--client claude-desktop: Claude Desktop\'s configuration file starts stdio servers only; add an HTTP server in its Connectors settings');
   const location = serverLocation(options, framework);
   const schemes = api.model.securitySchemes;
   const files = [
@@ -131,8 +141,11 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch }, framework: string): ServerLocation {
-  return { projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework };
+export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string): ServerLocation {
+  return {
+    projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
+    ...(options.transport === 'http' && { http: options.forwardAuth === undefined ? {} : { forwardAuth: options.forwardAuth } }),
+  };
 }
 
 /** The C# project, assembly and namespace name for a server name: `petstore api` → `PetstoreApi`. */
@@ -149,6 +162,18 @@ function checkMode(mode: string | undefined): ToolMode {
   if (mode === undefined) return 'operations';
   if (!(TOOL_MODES as readonly string[]).includes(mode)) throw new GeneratorError('usage', `--mode ${JSON.stringify(mode)} is not one of ${TOOL_MODES.join(', ')}`);
   return mode as ToolMode;
+}
+
+/** The transport, and the header credentials are forwarded from: only over HTTP, a header name, for an API that takes credentials. */
+function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string } {
+  const transport = options.transport ?? 'stdio';
+  if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new GeneratorError('usage', `--transport ${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}`);
+  const header = options.forwardAuth;
+  if (header === undefined) return { transport };
+  if (transport !== 'http') throw new GeneratorError('usage', '--forward-auth needs --transport http: a stdio server has one user, whose credentials are its settings');
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) throw new GeneratorError('usage', `--forward-auth ${JSON.stringify(header)} is not an HTTP header name`);
+  if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--forward-auth: the API declares no security scheme whose credential could be forwarded (give --openapi-url for host)');
+  return { transport, forwardAuth: header };
 }
 
 function checkNamespace(namespace: string, option: string): void {

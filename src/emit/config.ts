@@ -8,11 +8,10 @@ import type { GeneratedFile } from './file.js';
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
 
-interface Entry {
-  command: string;
-  args: string[];
-  env?: Record<string, string>;
-}
+type Entry = { command: string; args: string[]; env?: Record<string, string> } | { type: 'http'; url: string; headers?: Record<string, string> };
+
+/** Where an HTTP server listens when ASPNETCORE_URLS and --urls do not say (ASP.NET Core's default). */
+export const HTTP_DEFAULT_URL = 'http://localhost:5000';
 
 /** Placeholders for every credential variable, so that a user sees what to fill in. */
 export function credentialPlaceholders(serverName: string, schemes: readonly SecurityScheme[]): Record<string, string> {
@@ -40,6 +39,8 @@ export interface ServerLocation {
   /** Assembly name and target framework: where `dotnet build -c Release` puts the DLL. */
   readonly assembly: string;
   readonly framework: string;
+  /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
+  readonly http?: { readonly forwardAuth?: string };
 }
 
 /** The command line of a client entry. */
@@ -51,6 +52,10 @@ export function launchCommand(location: ServerLocation): { command: string; args
 }
 
 function entry(serverName: string, location: ServerLocation, schemes: readonly SecurityScheme[]): Entry {
+  if (location.http) {
+    const header = location.http.forwardAuth;
+    return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
+  }
   const env = credentialPlaceholders(serverName, schemes);
   return { ...launchCommand(location), ...(Object.keys(env).length > 0 && { env }) };
 }
@@ -73,7 +78,7 @@ export function emitClientConfig(client: McpClient, serverName: string, location
   const key = serverKey(serverName);
   const value = entry(serverName, location, schemes);
   // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
-  const config = client === 'vscode' ? { servers: { [key]: { type: 'stdio', ...value } } } : { mcpServers: { [key]: value } };
+  const config = client === 'vscode' ? { servers: { [key]: 'url' in value ? value : { type: 'stdio', ...value } } } : { mcpServers: { [key]: value } };
   return { path: CLIENT_CONFIG_FILES[client], content: JSON.stringify(config, null, 2) + '\n' };
 }
 

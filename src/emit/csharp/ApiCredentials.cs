@@ -102,6 +102,16 @@ public sealed class ApiCredentials
         tokenClient = new HttpClient(tokenHandler ?? new SocketsHttpHandler(), disposeHandler: tokenHandler is null) { Timeout = TimeSpan.FromSeconds(30) };
     }
 
+    /// <summary>
+    /// A shared server's per-user credential: when set, each request carries the value this returns (read from
+    /// the MCP request being served) as its operation's credential, instead of the configured values: the API
+    /// key or token itself, or <c>user:password</c> for Basic.
+    /// </summary>
+    public Func<string?>? Forwarded { get; init; }
+
+    /// <summary>Where <see cref="Forwarded"/> reads from, for messages: the incoming request's header.</summary>
+    public string ForwardedFrom { get; init; } = "the request";
+
     /// <summary>A new handler for an HttpClient pipeline; it shares this instance's token cache.</summary>
     public DelegatingHandler CreateHandler() => new Handler(this);
 
@@ -133,6 +143,10 @@ public sealed class ApiCredentials
     /// </summary>
     private IReadOnlyList<ApiCredential>? Choose(string[] alternatives)
     {
+        if (Forwarded is not null)
+        {
+            return ChooseForwarded(alternatives, Forwarded());
+        }
         var anonymous = false;
         foreach (var alternative in alternatives)
         {
@@ -149,6 +163,43 @@ public sealed class ApiCredentials
             }
         }
         return anonymous ? Array.Empty<ApiCredential>() : null;
+    }
+
+    /// <summary>The first alternative whose schemes are all known, each carrying the forwarded value.</summary>
+    private IReadOnlyList<ApiCredential>? ChooseForwarded(string[] alternatives, string? value)
+    {
+        if (alternatives.Any(alternative => alternative.Trim().Length == 0) && string.IsNullOrEmpty(value))
+        {
+            return Array.Empty<ApiCredential>();
+        }
+        if (string.IsNullOrEmpty(value))
+        {
+            throw new ApiCredentialsException($"it needs the caller's API credential: send it in the {ForwardedFrom} header of the MCP request");
+        }
+        foreach (var alternative in alternatives)
+        {
+            var found = alternative.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(name => bySchema.GetValueOrDefault(name)).ToList();
+            if (found.Count > 0 && found.All(c => c is not null))
+            {
+                return found.Select(c => WithValue(c!, value)).ToList();
+            }
+        }
+        return null;
+    }
+
+    private static ApiCredential WithValue(ApiCredential credential, string value)
+    {
+        var colon = value.IndexOf(':');
+        return new ApiCredential
+        {
+            Scheme = credential.Scheme,
+            Kind = credential.Kind,
+            ParameterName = credential.ParameterName,
+            Settings = credential.Settings,
+            Value = value,
+            Username = colon < 0 ? value : value[..colon],
+            Password = colon < 0 ? "" : value[(colon + 1)..],
+        };
     }
 
     private string Describe(string[] alternatives)

@@ -126,16 +126,26 @@ public static class ApiSecrets
         }
         lock (Gate)
         {
-            var forms = new[] { secret, Uri.EscapeDataString(secret), JsonEncodedText.Encode(secret).ToString() };
             // Longest first, so that a secret inside another is not left half-redacted.
-            secrets = secrets.Concat(forms).Where(f => f.Length >= MinLength).Distinct(StringComparer.Ordinal).OrderByDescending(f => f.Length).ToArray();
+            secrets = secrets.Concat(Forms(secret)).Where(f => f.Length >= MinLength).Distinct(StringComparer.Ordinal).OrderByDescending(f => f.Length).ToArray();
         }
     }
 
-    /// <summary>The text with every registered secret replaced by <c>[redacted]</c>.</summary>
+    /// <summary>
+    /// The secret of the call being served, if any: a shared server's per-user credential, taken from the
+    /// request it serves. Redacted like the registered ones, without being kept.
+    /// </summary>
+    public static Func<string?>? CallSecret { get; set; }
+
+    /// <summary>The text with every registered secret, and the call's own, replaced by <c>[redacted]</c>.</summary>
     public static string Redact(string text)
     {
         var current = secrets;
+        if (CallSecret?.Invoke() is { Length: >= MinLength } callSecret)
+        {
+            // Its Basic form too: a forwarded user:password is sent in base64.
+            current = [.. Forms(callSecret).Append(Convert.ToBase64String(Encoding.UTF8.GetBytes(callSecret))).Concat(current).Where(f => f.Length >= MinLength).OrderByDescending(f => f.Length)];
+        }
         foreach (var secret in current)
         {
             if (text.Contains(secret, StringComparison.Ordinal))
@@ -145,6 +155,8 @@ public static class ApiSecrets
         }
         return text;
     }
+
+    private static string[] Forms(string secret) => [secret, Uri.EscapeDataString(secret), JsonEncodedText.Encode(secret).ToString()];
 }
 
 /// <summary>How an array or object query parameter is written (OpenAPI <c>style</c>).</summary>

@@ -1,0 +1,31 @@
+/** The options of the generated host project, shared by the files that make it. */
+import type { SecurityScheme } from '../model/types.js';
+
+/** What the server publishes: one tool per operation, or three that search, describe and call them. */
+export type ToolMode = 'operations' | 'discovery';
+export const TOOL_MODES: readonly ToolMode[] = ['operations', 'discovery'];
+
+/** How clients reach the server: a child process's stdin/stdout, or MCP's Streamable HTTP (stateless). */
+export type Transport = 'stdio' | 'http';
+export const TRANSPORTS: readonly Transport[] = ['stdio', 'http'];
+
+export interface HostOptions {
+  /** Used for the project and assembly names and the environment variable prefix. */
+  readonly serverName: string;
+  readonly namespace: string;
+  readonly clientNamespace: string;
+  readonly framework: string;
+  readonly serverVersion: string;
+  /** Schemes whose credentials the host reads from configuration and sends. */
+  readonly securitySchemes: readonly SecurityScheme[];
+  readonly mode: ToolMode;
+  readonly transport: Transport;
+  /** HTTP only: the incoming request header each call's API credential is taken from, instead of the settings. */
+  readonly forwardAuth?: string;
+}
+
+/** The key of the server in MCP client configurations: the lower-case server name. */
+export function serverKey(serverName: string): string {
+  return serverName.trim().toLowerCase();
+}
+

@@ -1,0 +1,166 @@
+import { stringLiteral, CSharpWriter } from './writer.js';
+import { banner } from './banner.js';
+import { FIXED_NAMES } from '../names/plan.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
+import type { SecurityScheme } from '../model/types.js';
+import { serverKey, type HostOptions } from './host-options.js';
+
+/** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
+export function emitProgram(options: HostOptions): string {
+  const env = environmentVariables(options.serverName);
+  const w = new CSharpWriter();
+  w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
+  const http = options.transport === 'http';
+  const usings = ['System', 'System.Globalization', 'System.Net.Http', ...(http ? ['Microsoft.AspNetCore.Builder', 'Microsoft.AspNetCore.Http'] : []), 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
+  for (const using of usings) w.line(`using ${using};`);
+  w.line(`using Client = global::${options.clientNamespace};`);
+  w.line(`using Tools = global::${options.namespace};`);
+  w.line();
+  if (http) {
+    w.line('// Listens where ASPNETCORE_URLS or --urls say (http://localhost:5000 when neither does).');
+    w.line('var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });');
+    w.line();
+    w.line('builder.Logging.ClearProviders();');
+    w.line('builder.Logging.AddConsole();');
+  } else {
+    w.line('var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });');
+    w.line();
+    w.line('// stdout carries the MCP protocol: every log line goes to stderr.');
+    w.line('builder.Logging.ClearProviders();');
+    w.line('builder.Logging.AddConsole(options => options.LogToStandardErrorThreshold = LogLevel.Trace);');
+  }
+  w.line('builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);');
+  w.line();
+  w.line('// Settings: environment variables, or appsettings.json beside the project (see README.md).');
+  w.line('var settings = builder.Configuration;');
+  w.line(`var baseUrl = settings[${stringLiteral(env.baseUrl)}];`);
+  w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.${FIXED_NAMES.clientClass}.DefaultBaseUrl;`);
+  w.line('// Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.');
+  w.line('if (!Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress) || baseAddress.Scheme is not ("http" or "https"))');
+  w.line('{');
+  w.line(`    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? ${stringLiteral(`error: no base URL for the API: set ${env.baseUrl}`)} : $${stringLiteral(`error: the base URL "{baseUrl}" is not an absolute http(s) URL: set ${env.baseUrl}`)});`);
+  w.line('    return 1;');
+  w.line('}');
+  w.line(`if (!TryReadNumber(${stringLiteral(env.timeout)}, 30, 1, 3600, out var timeoutSeconds)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.maxResultLength)}, Tools.${FIXED_NAMES.tools}.MaxResultLength, 1000, 50_000_000, out var maxResultLength))`);
+  w.line('{');
+  w.line('    return 1;');
+  w.line('}');
+  w.line('var timeout = TimeSpan.FromSeconds(timeoutSeconds);');
+  w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
+  w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = (int)maxResultLength;`);
+  w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
+  w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
+  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
+  if (credentials.length > 0) {
+    w.line();
+    w.line('// Credentials: each request carries those its operation requires; none are ever logged or returned.');
+    w.line(`var credentials = new Client.${FIXED_NAMES.credentials}(`);
+    w.line('[');
+    for (const c of credentials) w.line(`    ${c},`);
+    w.line(options.forwardAuth === undefined ? ']);' : '])');
+    if (options.forwardAuth !== undefined) {
+      const header = stringLiteral(options.forwardAuth);
+      w.line('{');
+      w.line(`    // A shared server: each call's credential is the caller's own, from the ${options.forwardAuth.replace(/[^\w-]/g, '')} header of its MCP request.`);
+      w.line('    Forwarded = ForwardedCredential,');
+      w.line(`    ForwardedFrom = ${header},`);
+      w.line('};');
+      w.line('Client.ApiSecrets.CallSecret = ForwardedCredential;');
+      w.line('builder.Services.AddHttpContextAccessor();');
+    }
+  }
+  w.line();
+  w.line('builder.Services.AddHttpClient();');
+  w.line('builder.Services.ConfigureHttpClientDefaults(http =>');
+  w.line('{');
+  w.line('    // Redirects are followed by the client itself, within the API\'s origin only: credentials go nowhere else.');
+  w.line('    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { AllowAutoRedirect = false });');
+  w.line('    http.ConfigureHttpClient(client =>');
+  w.line('    {');
+  w.line('        client.BaseAddress = baseAddress;');
+  w.line('        client.Timeout = timeout;');
+  w.line('        foreach (var (name, value) in extraHeaders)');
+  w.line('        {');
+  w.line('            client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);');
+  w.line('        }');
+  w.line('    });');
+  if (credentials.length > 0) w.line('    http.AddHttpMessageHandler(credentials.CreateHandler);');
+  w.line('});');
+  w.line();
+  w.line('builder.Services');
+  w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
+  if (http) w.line('    // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.');
+  w.line(http ? '    .WithHttpTransport(options => options.Stateless = true)' : '    .WithStdioServerTransport()');
+  w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
+  if (options.mode === 'discovery') {
+    w.line('    // Discovery mode: three tools that search the operations, describe one and call it.');
+    w.line(`    .WithTools([typeof(Tools.McpDiscovery)], Client.${FIXED_NAMES.json}.Options)`);
+  } else {
+    w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
+  }
+  w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;');
+  w.line('    // tools/list comes in pages, so that a client can list any number of tools.');
+  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))`);
+  w.line(`    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));`);
+  w.line();
+  w.line('var app = builder.Build();');
+  w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
+  w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
+  if (http) {
+    w.line();
+    w.line('app.MapMcp("/mcp");');
+    w.line('// For load balancers and orchestrators: the process is up and serving.');
+    w.line('app.MapGet("/healthz", () => "ok");');
+  }
+  w.line();
+  w.line('await app.RunAsync();');
+  w.line('return 0;');
+  w.line();
+  w.line('// A number setting: its default when unset, else a number in range, else one line on stderr and no start.');
+  w.open('bool TryReadNumber(string name, double fallback, double min, double max, out double value)');
+  w.line('var text = settings[name];');
+  w.line('value = fallback;');
+  w.line('if (string.IsNullOrWhiteSpace(text)) return true;');
+  w.line('if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value >= min && value <= max) return true;');
+  w.line('Console.Error.WriteLine($"error: {name} is \\"{text}\\": give a number from {min} to {max}");');
+  w.line('return false;');
+  w.close();
+  if (http && options.forwardAuth !== undefined && credentials.length > 0) {
+    w.line();
+    w.line('// The credential the MCP request being served carries, without a leading "Bearer ".');
+    w.open('static string? ForwardedCredential()');
+    w.line(`var value = new HttpContextAccessor().HttpContext?.Request.Headers[${stringLiteral(options.forwardAuth)}].ToString();`);
+    w.line('if (string.IsNullOrWhiteSpace(value)) return null;');
+    w.line('value = value.Trim();');
+    w.line('return value.StartsWith("Bearer ", StringComparison.OrdinalIgnoreCase) ? value[7..].Trim() : value;');
+    w.close();
+  }
+  return w.toString();
+}
+
+const CREDENTIAL_KINDS = { header: 'ApiKeyHeader', query: 'ApiKeyQuery', cookie: 'ApiKeyCookie' } as const;
+
+/** `new Client.ApiCredential { ... }` for one scheme, its values read from configuration. */
+function credentialInitializer(serverName: string, scheme: SecurityScheme): string {
+  const variables = credentialVariables(serverName, scheme);
+  const read = (name: string | undefined): string => `settings[${stringLiteral(name ?? '')}]`;
+  const kind = scheme.kind === 'apiKey' ? CREDENTIAL_KINDS[scheme.in]
+    : scheme.kind === 'basic' ? 'Basic'
+    : scheme.kind === 'oauth2ClientCredentials' ? 'OAuth2ClientCredentials'
+    : 'Bearer';
+  const fields = [`Scheme = ${stringLiteral(scheme.name)}`, `Kind = Client.${FIXED_NAMES.credentialKind}.${kind}`];
+  if (scheme.kind === 'apiKey') fields.push(`ParameterName = ${stringLiteral(scheme.parameter)}`);
+  if (variables.value) fields.push(`Value = ${read(variables.value)}`);
+  if (variables.username) fields.push(`Username = ${read(variables.username)}`, `Password = ${read(variables.password)}`);
+  if (scheme.kind === 'oauth2ClientCredentials') {
+    fields.push(
+      `ClientId = ${read(variables.clientId)}`, `ClientSecret = ${read(variables.clientSecret)}`,
+      `TokenUrl = string.IsNullOrWhiteSpace(${read(variables.tokenUrl)}) ? ${stringLiteral(scheme.tokenUrl)} : ${read(variables.tokenUrl)}`,
+      `Scopes = ${read(variables.scopes)}`, `Value = ${read(variables.accessToken)}`,
+    );
+  }
+  const settings = requiredVariables(variables).join(' and ');
+  fields.push(`Settings = ${stringLiteral(variables.accessToken ? `${settings} (or ${variables.accessToken})` : settings)}`);
+  return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
+}

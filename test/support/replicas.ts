@@ -1,0 +1,174 @@
+/**
+ * Replicas of a generated HTTP server behind nginx on 127.0.0.1, as a shared deployment runs them: each replica
+ * a `dotnet <dll> --urls …` process, nginx round-robin in front. Used by the HTTP transport test and the bench.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The nginx binary; installed from Debian's packages (nginx-light) when missing and this runs as root, as CI
+ * does. Throws, saying what to install, when there is none and none can be installed.
+ */
+export function nginxBinary(): string {
+  const found = (): string | undefined => ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
+  const existing = found();
+  if (existing) return existing;
+  if (process.getuid?.() === 0) {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
+    spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'nginx-light'], { stdio: 'ignore', env });
+  }
+  const installed = found();
+  if (!installed) throw new Error('nginx is not installed and could not be: run apt-get install nginx-light (the load-balancer tests need it)');
+  return installed;
+}
+
+export interface Replica {
+  readonly name: string;
+  readonly url: string;
+  readonly process: ChildProcess;
+  log(): string;
+}
+
+/** Starts `dotnet <dll> --urls http://127.0.0.1:<port>` and waits until its /healthz answers. */
+export async function startReplica(name: string, dll: string, env: Record<string, string>): Promise<Replica> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn('dotnet', [dll, '--urls', url], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const keep = (chunk: Buffer): void => void (log = (log + chunk.toString('utf8')).slice(-200_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`replica ${name} exited with ${child.exitCode}: ${log}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { name, url, process: child, log: () => log };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`replica ${name} did not answer /healthz within 60 s: ${log}`);
+}
+
+export interface Balancer {
+  readonly url: string;
+  stop(): void;
+}
+
+/** nginx round-robin over the replicas, its files in `directory`; POSTs are never resent to a second replica. */
+export async function startNginx(directory: string, upstreams: readonly string[]): Promise<Balancer> {
+  const binary = nginxBinary();
+  mkdirSync(directory, { recursive: true });
+  const port = await freePort();
+  const temp = (name: string): string => `${name}_temp_path ${join(directory, name)};`;
+  const config = [
+    ...(process.getuid?.() === 0 ? ['user root;'] : []),
+    'worker_processes 1;',
+    'daemon off;',
+    `pid ${join(directory, 'nginx.pid')};`,
+    `error_log ${join(directory, 'error.log')} warn;`,
+    'events { worker_connections 4096; }',
+    'http {',
+    '  access_log off;',
+    `  ${temp('client_body')} ${temp('proxy')} ${temp('fastcgi')} ${temp('uwsgi')} ${temp('scgi')}`,
+    '  upstream mcp {',
+    ...upstreams.map((u) => `    server ${u.replace(/^http:\/\//, '')} max_fails=1 fail_timeout=30s;`),
+    '    keepalive 64;',
+    '  }',
+    '  server {',
+    `    listen 127.0.0.1:${port};`,
+    '    location / {',
+    '      proxy_pass http://mcp;',
+    '      proxy_http_version 1.1;',
+    '      proxy_set_header Connection "";',
+    '      proxy_buffering off;',
+    '      proxy_read_timeout 60s;',
+    '    }',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const file = join(directory, 'nginx.conf');
+  writeFileSync(file, config);
+  const child = spawn(binary, ['-p', directory, '-c', file, '-e', join(directory, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${stderr}${safeRead(join(directory, 'error.log'))}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { url, stop: () => void child.kill('SIGTERM') };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`nginx did not start within 20 s: ${stderr}`);
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The SDK's Streamable HTTP client, sending these headers with every request. */
+export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } });
+  const client = new Client({ name: 'openapi-mcp-dotnet-http-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+export interface CallOutcome {
+  readonly index: number;
+  readonly startedAt: number;
+  readonly ms: number;
+  /** The result's text, or the error's message. */
+  readonly text: string;
+  readonly ok: boolean;
+}
+
+/** `count` calls, at most `inFlight` at a time; `arguments(i)` gives call i's arguments; each fails after `timeoutMs`. */
+export async function runCalls(client: Client, tool: string, count: number, inFlight: number, args: (i: number) => Record<string, unknown>, onSettled?: (done: number) => void, timeoutMs = 60_000): Promise<CallOutcome[]> {
+  const outcomes: CallOutcome[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      const startedAt = performance.now();
+      try {
+        const result = (await client.callTool({ name: tool, arguments: args(index) }, undefined, { timeout: timeoutMs })) as { content: { text?: string }[]; isError?: boolean };
+        outcomes.push({ index, startedAt, ms: performance.now() - startedAt, text: result.content.map((c) => c.text ?? '').join(''), ok: result.isError !== true });
+      } catch (error) {
+        outcomes.push({ index, startedAt, ms: performance.now() - startedAt, text: String(error), ok: false });
+      }
+      onSettled?.(outcomes.length);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return outcomes.sort((a, b) => a.index - b.index);
+}
