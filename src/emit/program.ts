@@ -62,7 +62,7 @@ export function emitProgram(options: HostOptions): string {
     if (options.forwardAuth !== undefined) {
       const header = stringLiteral(options.forwardAuth);
       w.line('{');
-      w.line(`    // A shared server: each call's credential is the caller's own, from the ${options.forwardAuth.replace(/[^\w-]/g, '')} header of its MCP request.`);
+      w.line(`    // A shared server: each call's credential is the caller's own, from the ${options.forwardAuth} header of its MCP request.`);
       w.line('    Forwarded = ForwardedCredential,');
       w.line(`    ForwardedFrom = ${header},`);
       w.line('};');
