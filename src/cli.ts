@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT_CODES, GeneratorError, type Diagnostic } from './errors.js';
-import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, serverLocation, type PreparedApi } from './generate.js';
+import { generateClient, generateHost, generateProject, generateTools, prepare, projectName, type PreparedApi } from './generate.js';
 import { staleFiles, writeFiles } from './write.js';
 import { readFile } from 'node:fs/promises';
 import { describeIoError } from './load/source.js';
@@ -14,6 +14,7 @@ import type { GeneratedFile } from './emit/file.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';
+import { regenerate } from './regenerate.js';
 
 interface Io {
   out(text: string): void;
@@ -162,9 +163,12 @@ function buildProgram(io: Io): Command {
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
-    .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start) or "dll" (the Release build\'s DLL: starts fastest, build it after each generation)').choices(LAUNCH_FORMS).default('run'))
+    .option('--package', 'pack as a NuGet MCP server, as the .NET mcpserver template does: dotnet pack writes a tool package of type McpServer with .mcp/server.json (stdio only)')
+    .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start), "dll" (the Release build\'s DLL: starts fastest, build it after each generation) or "dnx" (dnx <package>@<version> --yes from a NuGet feed; implies --package)').choices(LAUNCH_FORMS).default('run'))
+    .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
+    .option('--generator <command>', 'the command dotnet build regenerates with (default: npx --yes openapi-mcp-dotnet@<this version>)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
       const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
@@ -173,12 +177,25 @@ function buildProgram(io: Io): Command {
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
         clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true,
+        package: options.package === true, regenerate: options.regenerate, allowExternalRefs: options.allowExternalRefs === true,
+        ...(options.generator !== undefined && { generator: options.generator }),
       });
       warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
       if (options.check) return checkFiles(options.outputDir, files, io);
       await writeFiles(options.outputDir, files, true);
-      io.out(initSummary(options.serverName, serverLocation({ serverName: options.serverName, outputDir: options.outputDir, launch: options.launch, ...transport(options) }, framework), { ...project, files }, api, clients));
+      io.out(initSummary(options.serverName, project.location, { ...project, files }, api, clients));
+    });
+
+  program.command('regenerate')
+    .description(`write a project's client and tools again from the spec and options its openapi-mcp.json records (what dotnet build runs when the spec changed)`)
+    .option('--project-dir <dir>', 'directory of the project (default: the current directory)', '.')
+    .option('--check', CHECK)
+    .action(async (options: { projectDir: string; check?: boolean }) => {
+      const { api, files, operations } = await regenerate(options.projectDir, (input, allow) => prepareReporting(input, io, allow));
+      if (options.check) return checkFiles(options.projectDir, files, io);
+      await writeFiles(options.projectDir, files, true);
+      io.out(`Regenerated ${count(operations, 'tool')} for ${api.model.title} in ${resolve(options.projectDir)}\n`);
     });
 
   withSelection(program.command('report')
@@ -260,7 +277,8 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
     location.launch === 'dll'
       ? `Build it: dotnet build -c Release ${JSON.stringify(directory)} (and again after each generation: the entry starts that build)`
       : `Build it: dotnet build ${JSON.stringify(directory)}`,
-    ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz)`] : []),
+    ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz); deploy it with its Dockerfile and kubernetes.yaml`] : []),
+    ...(location.package ? [`Pack it: dotnet pack -c Release -o ${JSON.stringify(join(directory, 'nupkg'))} ${JSON.stringify(directory)}; push the package to a NuGet feed, or try it from the folder: dnx ${location.package.id}@${location.package.version} --yes --add-source ${shellWord(join(directory, 'nupkg'))}`] : []),
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
     ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { GeneratorError, type Diagnostic } from './errors.js';
 import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js';
 import { buildModel } from './model/build.js';
@@ -14,6 +14,9 @@ import { SEARCH_INDEX_FILE } from './emit/discovery.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
+import { packageVersionOf, type PackageInfo } from './emit/nuget.js';
+import { emitRecord, type GenerationRecord } from './emit/regenerate.js';
+import { packageVersion } from './package.js';
 
 export type { GeneratedFile };
 
@@ -80,9 +83,13 @@ export interface HostProjectOptions {
   readonly transport?: Transport;
   /** HTTP only: take each call's API credential from this header of the incoming MCP request. */
   readonly forwardAuth?: string;
+  /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
+  readonly package?: boolean;
+  /** The build regenerates the client and tools from this spec (relative to the project) with this command. */
+  readonly regenerate?: { readonly spec: string; readonly generator: string };
 }
 
-/** The hosting console project: `<Name>.csproj` and `Program.cs`. */
+/** The hosting project: `<Name>.csproj`, `Program.cs` and what they use (and deploy or pack them). */
 export function generateHost(options: HostProjectOptions): GeneratedFile[] {
   checkServerName(options.serverName);
   checkNamespace(options.namespace, '--namespace');
@@ -95,7 +102,22 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
     ...hostTransport(options),
+    ...(options.package === true && { package: packageInfo(options) }),
+    ...(options.regenerate !== undefined && { regenerate: options.regenerate }),
   }, projectName(options.serverName));
+}
+
+/** The NuGet package: named as the project, versioned as the API when NuGet can take its version. */
+function packageInfo(options: HostProjectOptions): PackageInfo {
+  if (options.transport === 'http') throw new GeneratorError('usage', '--package: a NuGet MCP server is started by its client over stdio; an HTTP server is deployed instead (see its Dockerfile)');
+  const model = options.api?.model;
+  const description = `MCP server for ${model?.title.replace(/\s+/g, ' ').trim() || options.serverName}`;
+  return {
+    id: projectName(options.serverName),
+    version: packageVersionOf(options.serverVersion ?? model?.version ?? '1.0.0'),
+    description: description.length <= 100 ? description : `${description.slice(0, 99)}…`,
+    ...(model?.serverUrl !== undefined && { defaultBaseUrl: model.serverUrl }),
+  };
 }
 
 export interface ProjectOptions extends Selection {
@@ -111,39 +133,89 @@ export interface ProjectOptions extends Selection {
   readonly structuredOutput?: boolean;
   readonly transport?: Transport;
   readonly forwardAuth?: string;
+  /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
+  readonly package?: boolean;
+  /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
+  readonly regenerate?: boolean;
+  /** The command the build regenerates with (default `npx --yes openapi-mcp-dotnet@<this version>`). */
+  readonly generator?: string;
+  /** The spec was loaded with external $refs allowed: regeneration loads it so too. */
+  readonly allowExternalRefs?: boolean;
 }
 
 /** Everything `init` writes: client (in `Client/`), tools, host project and `mcp.json`. */
-export function generateProject(api: PreparedApi, options: ProjectOptions): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[]; namespace: string } {
+export function generateProject(api: PreparedApi, options: ProjectOptions): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[]; namespace: string; location: ServerLocation } {
+  checkServerName(options.serverName);
+  const namespace = projectName(options.serverName);
+  const clientNamespace = `${namespace}.Client`;
+  const sources = generateSources(api, options);
+  const framework = options.framework ?? detectFramework();
+  const record = generationRecord(api, options);
+  const packaged = options.package === true || options.launch === 'dnx';
+  const regenerate = options.regenerate !== false && !api.spec.source.isUrl ? { spec: record.spec, generator: options.generator ?? `npx --yes ${record.generator}` } : undefined;
+  const host = generateHost({
+    serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
+    ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
+    package: packaged,
+    ...(regenerate !== undefined && { regenerate }),
+  });
+  if (options.transport === 'http' && options.clients?.includes('claude-desktop')) throw new GeneratorError('usage', '--client claude-desktop: Claude Desktop\'s configuration file starts stdio servers only; add an HTTP server in its Connectors settings');
+  const pkg = packaged ? packageInfo({ serverName: options.serverName, namespace, clientNamespace, api }) : undefined;
+  const location = serverLocation(options, framework, pkg);
+  const schemes = api.model.securitySchemes;
+  const files = [
+    ...host,
+    ...sources.files,
+    ...(options.regenerate !== false ? [emitRecord(record)] : []),
+    { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', regenerates: regenerate !== undefined }) },
+    ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),
+  ];
+  return { files, operations: sources.operations, skipped: sources.skipped, namespace, location };
+}
+
+/**
+ * The files of a project made from the spec, which `regenerate` writes again: McpTools.g.cs (and the search index
+ * in discovery mode) and the client in Client/.
+ */
+export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkServerName(options.serverName);
   const namespace = projectName(options.serverName);
   const clientNamespace = `${namespace}.Client`;
   const plan = planNames(api.model, clientNamespace);
   const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
-  const framework = options.framework ?? detectFramework();
-  const host = generateHost({
-    serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
-    ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
-  });
-  if (options.transport === 'http' && options.clients?.includes('claude-desktop')) throw new GeneratorError('usage', '--client claude-desktop: Claude Desktop\'s configuration file starts stdio servers only; add an HTTP server in its Connectors settings');
-  const location = serverLocation(options, framework);
-  const schemes = api.model.securitySchemes;
   const files = [
-    ...host,
     { path: 'McpTools.g.cs', content: tools.content },
     ...tools.beside,
     ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
-    { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, tools.operations.length, location, options.mode === 'discovery') },
-    ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),
   ];
-  return { files, operations: tools.operations, skipped: tools.skipped, namespace };
+  return { files, operations: tools.operations, skipped: tools.skipped };
+}
+
+/** What the project's sources are made from, for `regenerate`: the spec relative to the project (or its URL) and the options. */
+function generationRecord(api: PreparedApi, options: ProjectOptions): GenerationRecord {
+  const source = api.spec.source;
+  return {
+    generator: `openapi-mcp-dotnet@${packageVersion()}`,
+    spec: source.isUrl ? source.location : relative(resolve(options.outputDir), source.location).split('\\').join('/'),
+    serverName: options.serverName,
+    options: {
+      ...(options.tags !== undefined && options.tags.length > 0 && { tags: options.tags }),
+      ...(options.include !== undefined && { include: options.include }),
+      ...(options.exclude !== undefined && { exclude: options.exclude }),
+      ...(options.readOnly === true && { readOnly: true }),
+      ...(options.mode !== undefined && { mode: options.mode }),
+      ...(options.structuredOutput === true && { structuredOutput: true }),
+      ...(options.allowExternalRefs === true && { allowExternalRefs: true }),
+    },
+  };
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string): ServerLocation {
+export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
+    ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
     ...(options.transport === 'http' && { http: options.forwardAuth === undefined ? {} : { forwardAuth: options.forwardAuth } }),
   };
 }

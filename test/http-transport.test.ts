@@ -7,8 +7,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,41 +15,7 @@ import { runCli } from '../src/index.js';
 import { detectFramework } from '../src/dotnet.js';
 import { scratchDir } from './support/scratch.js';
 import { connectHttp, runCalls, startNginx, startReplica, type Balancer, type Replica } from './support/replicas.js';
-
-const SPEC = join(import.meta.dirname, '../../test/fixtures/shared.yaml');
-const KEYS = { alice: 'alice-SENTINEL-key-7f3a', bob: 'bob-SENTINEL-key-91c2' } as const;
-const HEADER = 'X-Api-Token';
-
-interface SharedApi { url: string; byReplica: Map<string, number>; keys: string[]; close(): Promise<void> }
-
-/** The API of shared.yaml: who asked (by X-API-Key), which replica sent it (X-Replica), after delayMs. */
-async function startSharedApi(): Promise<SharedApi> {
-  const state = { byReplica: new Map<string, number>(), keys: [] as string[] };
-  const server: Server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const replica = String(request.headers['x-replica'] ?? '');
-    state.byReplica.set(replica, (state.byReplica.get(replica) ?? 0) + 1);
-    const key = String(request.headers['x-api-key'] ?? '');
-    if (key !== '') state.keys.push(key);
-    const reply = (status: number, body: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (url.pathname === '/health') return reply(200, { up: true });
-    const match = /^\/items\/(\d+)$/.exec(url.pathname);
-    if (!match) return reply(404, { error: 'not found' });
-    const owner = Object.entries(KEYS).find(([, value]) => value === key)?.[0];
-    if (owner === undefined) return reply(401, { error: 'unknown key' });
-    setTimeout(() => reply(200, { id: Number(match[1]), owner, key }), Number(url.searchParams.get('delayMs') ?? 0));
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    ...state,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { FORWARD_HEADER as HEADER, SHARED_KEYS as KEYS, SHARED_SPEC as SPEC, sharedInitArgs, sharedReplicaEnv, startSharedApi, type SharedApi } from './support/shared-api.js';
 
 describe('HTTP transport behind a load balancer', () => {
   let work = '';
@@ -64,15 +28,14 @@ describe('HTTP transport behind a load balancer', () => {
     work = scratchDir('http');
     api = await startSharedApi();
     let out = '';
-    assert.equal(await runCli(['init', '--openapi-url', SPEC, '--server-name', 'Shared', '--output-dir', join(work, 'shared'), '--transport', 'http', '--forward-auth', HEADER],
-      { out: (t) => void (out += t), err: () => {} }), 0);
+    assert.equal(await runCli(sharedInitArgs(join(work, 'shared')), { out: (t) => void (out += t), err: () => {} }), 0);
     assert.match(out, /claude mcp add --transport http shared http:\/\/localhost:5000\/mcp --header "X-Api-Token: <your-api-credential>"/);
     const mcp = JSON.parse(await readFile(join(work, 'shared', 'mcp.json'), 'utf8')) as unknown;
     assert.deepEqual(mcp, { mcpServers: { shared: { type: 'http', url: 'http://localhost:5000/mcp', headers: { [HEADER]: '<your-api-credential>' } } } });
     await promisify(execFile)('dotnet', ['build', join(work, 'shared'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
     const dll = join(work, 'shared', 'bin/Debug', detectFramework(), 'Shared.dll');
     // No credential in the settings: each caller brings their own. Each replica tells the API who it is.
-    replicas = await Promise.all(['a', 'b'].map((name) => startReplica(name, dll, { SHARED_BASE_URL: api.url, SHARED_HEADERS: `X-Replica: ${name}`, Logging__LogLevel__Default: 'Information' })));
+    replicas = await Promise.all(['a', 'b'].map((name) => startReplica(name, dll, sharedReplicaEnv(name, api.url, 'Information'))));
     balancer = await startNginx(join(work, 'nginx'), replicas.map((r) => r.url));
   });
 

@@ -1,5 +1,6 @@
 /** The options of the generated host project, shared by the files that make it. */
 import type { SecurityScheme } from '../model/types.js';
+import type { PackageInfo } from './nuget.js';
 
 /** What the server publishes: one tool per operation, or three that search, describe and call them. */
 export type ToolMode = 'operations' | 'discovery';
@@ -22,6 +23,10 @@ export interface HostOptions {
   readonly transport: Transport;
   /** HTTP only: the incoming request header each call's API credential is taken from, instead of the settings. */
   readonly forwardAuth?: string;
+  /** stdio only: the project packs as a NuGet MCP server (`dotnet pack`), started by clients with dnx. */
+  readonly package?: PackageInfo;
+  /** The build regenerates the client and tools from this spec (relative to the project) with this command. */
+  readonly regenerate?: { readonly spec: string; readonly generator: string };
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */

@@ -3,6 +3,9 @@ import type { GeneratedFile } from './file.js';
 import type { HostOptions } from './host-options.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from './discovery.js';
 import { emitProgram } from './program.js';
+import { emitDeployment } from './deploy.js';
+import { emitServerJson, packageProjectLines } from './nuget.js';
+import { regenerationProjectLines } from './regenerate.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -18,7 +21,10 @@ export const HTTP_PACKAGES = [
 
 export { serverKey, TOOL_MODES, TRANSPORTS, type HostOptions, type ToolMode, type Transport } from './host-options.js';
 
-/** The project that hosts the tools: a console app over stdio (SPEC 4.4), or an ASP.NET Core app over HTTP. */
+/**
+ * The project that hosts the tools: a console app over stdio (SPEC 4.4), or an ASP.NET Core app over HTTP with
+ * what deploys it (Dockerfile, Kubernetes manifest); packed as a NuGet MCP server when asked.
+ */
 export function emitHost(options: HostOptions, projectName: string): GeneratedFile[] {
   const source = `the server ${options.serverName}`;
   return [
@@ -27,11 +33,16 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, source, options.clientNamespace),
     template('McpToolSupport', 'McpToolSupport.cs', options.namespace, source, options.clientNamespace),
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
+    ...(options.transport === 'http' ? emitDeployment(options, projectName) : []),
+    ...(options.package ? [emitServerJson(options, options.package)] : []),
   ];
 }
 
 function emitProject(options: HostOptions, projectName: string): string {
-  const xml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // A value from the spec or the command line: MSBuild's special characters as %XX (no $(…) or @(…) expands), then XML.
+  const xml = (text: string): string => text
+    .replace(/[%$;'*?]|@(?=\()/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   return [
     `<Project Sdk="${options.transport === 'http' ? 'Microsoft.NET.Sdk.Web' : 'Microsoft.NET.Sdk'}">`,
     '',
@@ -54,6 +65,8 @@ function emitProject(options: HostOptions, projectName: string): string {
     ...(options.mode === 'discovery' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
     '  </ItemGroup>',
     '',
+    ...(options.package ? packageProjectLines(options.package, projectName, xml) : []),
+    ...(options.regenerate ? regenerationProjectLines(options.regenerate.spec, options.regenerate.generator, xml) : []),
     '</Project>',
     '',
   ].join('\n');

@@ -9,10 +9,16 @@ export const GOLDEN_DIR = join(REPO, 'test/golden/petstore');
 /** The files of the discovery-mode project that differ from the operations-mode one. */
 export const DISCOVERY_GOLDEN_DIR = join(REPO, 'test/golden/petstore-discovery');
 
-/** The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every machine. */
+/**
+ * The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every
+ * machine. The spec's path, which the project records relative to itself, is written as if the spec were beside the
+ * project folder (`../petstore.yaml`), as it is in the package test.
+ */
 export async function goldenProject(mode: 'operations' | 'discovery' = 'operations'): Promise<GeneratedFile[]> {
   const api = await prepare(EXAMPLE_SPEC);
-  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0', mode }).files;
+  const specPath = relative('/srv/petstore-mcp', EXAMPLE_SPEC).split('\\').join('/');
+  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0', mode }).files
+    .map((f) => ({ ...f, content: f.content.split(specPath).join('../petstore.yaml') }));
 }
 
 /** The files of the discovery-mode project that are not the same as in the operations-mode project. */

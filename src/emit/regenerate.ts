@@ -1,0 +1,59 @@
+/**
+ * Regeneration on build: `init` records the spec and the options in `openapi-mcp.json`, and the .csproj runs
+ * `openapi-mcp-dotnet regenerate` before compiling whenever the spec or that record is newer than the tools.
+ */
+import type { GeneratedFile } from './file.js';
+
+/** The record of what the project's generated sources were made from, beside the .csproj. */
+export const RECORD_FILE = 'openapi-mcp.json';
+
+/** What `regenerate` needs to write the client and the tools again as `init` wrote them. */
+export interface GenerationRecord {
+  /** The generator that wrote the project, `openapi-mcp-dotnet@<version>`. */
+  readonly generator: string;
+  /** The spec: a path relative to the project directory, or a URL. */
+  readonly spec: string;
+  readonly serverName: string;
+  readonly options: {
+    readonly tags?: readonly string[];
+    readonly include?: readonly string[];
+    readonly exclude?: readonly string[];
+    readonly readOnly?: boolean;
+    readonly mode?: string;
+    readonly structuredOutput?: boolean;
+    readonly allowExternalRefs?: boolean;
+  };
+}
+
+export function emitRecord(record: GenerationRecord): GeneratedFile {
+  return { path: RECORD_FILE, content: JSON.stringify(record, null, 2) + '\n' };
+}
+
+/**
+ * The .csproj target: before each build, when `spec` (relative to the project) or the record is newer than
+ * McpTools.g.cs, it runs the generator, then compiles what it wrote. `generator` is the default command; `xml`
+ * writes a value as MSBuild reads it literally.
+ */
+export function regenerationProjectLines(spec: string, generator: string, xml: (text: string) => string): string[] {
+  return [
+    `  <!-- Regeneration: when the spec or ${RECORD_FILE} (the generator and its options) is newer than McpTools.g.cs,`,
+    '       the build first writes the client and the tools again. Opt out with -p:OpenApiMcpRegenerate=false; use another',
+    '       generator with -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js". -->',
+    '  <PropertyGroup>',
+    "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
+    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${xml(generator)}</OpenApiMcpGenerator>`,
+    `    <OpenApiMcpSpec>${xml(spec)}</OpenApiMcpSpec>`,
+    '  </PropertyGroup>',
+    '',
+    "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true'\"",
+    `          Inputs="$(OpenApiMcpSpec);${RECORD_FILE}" Outputs="McpTools.g.cs">`,
+    '    <!-- Its output stays out of the build\'s: `dotnet run` (a client starting the server) shares stdout with MCP. -->',
+    '    <Exec Command="$(OpenApiMcpGenerator) regenerate" WorkingDirectory="$(MSBuildProjectDirectory)" StandardOutputImportance="low" />',
+    '    <ItemGroup>',
+    '      <Compile Remove="McpTools.g.cs;Client/*.g.cs" />',
+    '      <Compile Include="McpTools.g.cs;Client/*.g.cs" />',
+    '    </ItemGroup>',
+    '  </Target>',
+    '',
+  ];
+}
