@@ -204,7 +204,7 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
       ...(options.include !== undefined && { include: options.include }),
       ...(options.exclude !== undefined && { exclude: options.exclude }),
       ...(options.readOnly === true && { readOnly: true }),
-      ...(options.mode !== undefined && { mode: options.mode }),
+      ...(options.mode !== undefined && options.mode !== 'operations' && { mode: options.mode }),
       ...(options.structuredOutput === true && { structuredOutput: true }),
       ...(options.allowExternalRefs === true && { allowExternalRefs: true }),
     },

@@ -6,7 +6,9 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cp, mkdir, readFile, readdir } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { connect } from '../examples/harness.js';
+import { detectFramework } from '../src/dotnet.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SPEC, GOLDEN_DIR, REPO, goldenFilesOnDisk } from './support/golden.js';
@@ -75,6 +77,42 @@ describe('the packed package', () => {
       const written = await readFile(join(projectDir, golden.path), 'utf8');
       assert.equal(written.split(projectDir).join('/srv/petstore-mcp'), golden.content, `${golden.path} differs from ${join(GOLDEN_DIR, golden.path)}`);
     }
+  });
+
+  test('dotnet build regenerates the client and tools with the installed generator when the spec changed, and skips that step when not', async () => {
+    const folder = join(work, 'regenerated');
+    await mkdir(folder);
+    const spec = join(folder, 'petstore.yaml');
+    await cp(EXAMPLE_SPEC, spec);
+    const bin = join(prefix, 'bin/openapi-mcp-dotnet');
+    assert.equal(run(bin, ['init', '--openapi-url', 'petstore.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp'], folder).status, 0);
+    const project = join(folder, 'PetstoreMcp');
+    const tools = join(project, 'McpTools.g.cs');
+    // The installed generator in place of the default `npx --yes openapi-mcp-dotnet@<version>` (the package is not on a registry here).
+    const build = (...extra: string[]): SpawnSyncReturns<string> => {
+      const result = run('dotnet', ['build', project, '-nologo', '-v:n', '-warnaserror', `-p:OpenApiMcpGenerator=${bin}`, ...extra], folder);
+      assert.equal(result.status, 0, result.stdout.slice(-4000));
+      return result;
+    };
+    const skipped = /Skipping target "OpenApiMcpRegenerate" because all output files are up-to-date/;
+    assert.match(build().stdout, skipped, 'a fresh project regenerated');
+
+    await writeFile(spec, (await readFile(spec, 'utf8')).replace(/^paths:\n/m, 'paths:\n  /owners:\n    get:\n      operationId: listOwners\n      summary: List the owners\n      responses:\n        "200":\n          description: The owners\n          content:\n            application/json:\n              schema: { type: array, items: { type: string } }\n'));
+    const regenerated = build();
+    assert.doesNotMatch(regenerated.stdout, skipped);
+    const dll = join(project, 'bin/Debug', detectFramework(), 'Petstore.dll');
+    const client = await connect({ command: 'dotnet', args: [dll] }, {});
+    try {
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'list_owners'), 'the new operation is not a tool');
+    } finally {
+      await client.close();
+    }
+
+    const written = (await stat(tools)).mtimeMs;
+    assert.match(build().stdout, skipped, 'an unchanged spec regenerated');
+    await writeFile(spec, (await readFile(spec, 'utf8')).replace('List the owners', 'List every owner'));
+    assert.doesNotMatch(build('-p:OpenApiMcpRegenerate=false').stdout, /OpenApiMcpRegenerate:/);
+    assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written again');
   });
 
   test('before it is built, the command says so in one line instead of a stack trace', async () => {

@@ -1,0 +1,101 @@
+/**
+ * What `init --transport http` writes to deploy the server. Images cannot be pulled or built on these machines,
+ * so this runs what can run here: the Dockerfile's own `dotnet` steps (restore, publish), the published server
+ * started with the Dockerfile's environment, and its HEALTHCHECK command against it (up, then down); the
+ * Kubernetes manifest is parsed and checked for what a Deployment and its Service need.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { runCli } from '../src/index.js';
+import { detectFramework } from '../src/dotnet.js';
+import { scratchDir } from './support/scratch.js';
+import { freePort } from './support/replicas.js';
+import { SHARED_SPEC } from './support/shared-api.js';
+
+interface Dockerfile { from: string[]; run: string[]; env: Record<string, string>; user?: string; healthcheck?: string[]; entrypoint?: string[] }
+
+/** The instructions of a Dockerfile this test needs, continuation lines joined. */
+function parseDockerfile(text: string): Dockerfile {
+  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const parsed: Dockerfile = { from: [], run: [], env: {} };
+  for (const line of lines) {
+    const [, instruction = '', rest = ''] = /^(\w+)\s+(.*)$/.exec(line) ?? [];
+    if (instruction === 'FROM') parsed.from.push(rest);
+    if (instruction === 'RUN') parsed.run.push(rest);
+    if (instruction === 'USER') parsed.user = rest;
+    if (instruction === 'ENV') {
+      const [name = '', value = ''] = rest.split('=');
+      parsed.env[name] = value;
+    }
+    if (instruction === 'ENTRYPOINT') parsed.entrypoint = JSON.parse(rest) as string[];
+    if (instruction === 'HEALTHCHECK') parsed.healthcheck = JSON.parse(rest.slice(rest.indexOf('CMD ') + 4)) as string[];
+  }
+  return parsed;
+}
+
+describe('the Dockerfile and the Kubernetes manifest of an HTTP server', () => {
+  const work = scratchDir('deploy');
+  const project = join(work, 'shared');
+  const published = join(work, 'app');
+  let docker: Dockerfile;
+  let server: ChildProcess | undefined;
+
+  before(async () => {
+    assert.equal(await runCli(['init', '--openapi-url', SHARED_SPEC, '--server-name', 'Shared', '--output-dir', project, '--transport', 'http'], { out: () => {}, err: () => {} }), 0);
+    docker = parseDockerfile(await readFile(join(project, 'Dockerfile'), 'utf8'));
+  });
+
+  after(() => void server?.kill('SIGKILL'));
+
+  test('builds with the official SDK image, runs on the ASP.NET Core one as its non-root user', () => {
+    const version = detectFramework().replace(/^net/, '');
+    assert.deepEqual(docker.from, [`mcr.microsoft.com/dotnet/sdk:${version} AS build`, `mcr.microsoft.com/dotnet/aspnet:${version}`]);
+    assert.equal(docker.user, '$APP_UID');
+    assert.deepEqual(docker.entrypoint, ['dotnet', 'Shared.dll']);
+    assert.deepEqual(docker.env, { ASPNETCORE_HTTP_PORTS: '8080' });
+  });
+
+  test("the Dockerfile's dotnet steps publish a server that its HEALTHCHECK finds up, then down", async () => {
+    // The build stage's steps, run in the project folder as in /src, publishing where the image copies from (/app).
+    assert.deepEqual(docker.run.map((r) => r.split(' ').slice(0, 2).join(' ')), ['dotnet restore', 'dotnet publish']);
+    for (const step of docker.run) {
+      const [command = '', ...args] = step.split(' ').map((word) => (word === '/app' ? published : word));
+      await promisify(execFile)(command, [...args, '-nologo', '-warnaserror'], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
+    }
+    const env: NodeJS.ProcessEnv = { ...process.env, ...docker.env, ASPNETCORE_HTTP_PORTS: String(await freePort()) };
+    delete env.ASPNETCORE_URLS;
+    const [command = '', ...args] = docker.entrypoint ?? [];
+    server = spawn(command, args, { cwd: published, env, stdio: 'ignore' });
+    const check = (): number | null => spawnSync(docker.healthcheck?.[0] ?? '', docker.healthcheck?.slice(1) ?? [], { env, timeout: 5_000 }).status;
+    const deadline = Date.now() + 30_000;
+    while (check() !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(check(), 0, 'the health check never passed');
+    server.kill('SIGKILL');
+    await new Promise((r) => server?.once('exit', r));
+    assert.notEqual(check(), 0, 'the health check passed with the server down');
+  });
+
+  test('the manifest is a Deployment of two or more replicas probed on /healthz, and a Service in front', async () => {
+    const documents = parseAllDocuments(await readFile(join(project, 'kubernetes.yaml'), 'utf8'));
+    for (const d of documents) assert.deepEqual(d.errors, []);
+    const [deployment, service] = documents.map((d) => d.toJS() as Record<string, any>);
+    assert.equal(deployment?.apiVersion, 'apps/v1');
+    assert.equal(deployment?.kind, 'Deployment');
+    assert.ok(deployment?.spec.replicas >= 2);
+    assert.deepEqual(deployment?.spec.selector.matchLabels, deployment?.spec.template.metadata.labels);
+    const [container] = deployment?.spec.template.spec.containers ?? [];
+    assert.equal(container.image, 'shared:1.0.0');
+    assert.deepEqual(container.ports, [{ name: 'http', containerPort: 8080 }]);
+    for (const probe of [container.readinessProbe, container.livenessProbe]) assert.deepEqual(probe.httpGet, { path: '/healthz', port: 'http' });
+    assert.equal(deployment?.spec.template.spec.securityContext.runAsNonRoot, true);
+    assert.deepEqual(container.envFrom, [{ secretRef: { name: 'shared-settings', optional: true } }]);
+    assert.equal(service?.kind, 'Service');
+    assert.deepEqual(service?.spec.selector, deployment?.spec.selector.matchLabels);
+    assert.deepEqual(service?.spec.ports, [{ name: 'http', port: 80, targetPort: 'http' }]);
+  });
+});
