@@ -126,7 +126,7 @@ function buildProgram(io: Io): Command {
     });
 
   program.command('host')
-    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs; McpDiscovery.cs and McpSearch.cs in discovery mode)')
+    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs; McpDiscovery.cs and McpSearch.cs in discovery mode; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
     .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
@@ -278,7 +278,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
       ? `Build it: dotnet build -c Release ${JSON.stringify(directory)} (and again after each generation: the entry starts that build)`
       : `Build it: dotnet build ${JSON.stringify(directory)}`,
     ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz); deploy it with its Dockerfile and kubernetes.yaml`] : []),
-    ...(location.package ? [`Pack it: dotnet pack -c Release -o ${JSON.stringify(join(directory, 'nupkg'))} ${JSON.stringify(directory)}; push the package to a NuGet feed, or try it from the folder: dnx ${location.package.id}@${location.package.version} --yes --add-source ${shellWord(join(directory, 'nupkg'))}`] : []),
+    ...(location.package ? [`Pack it: dotnet pack -c Release -o ${JSON.stringify(join(directory, 'nupkg'))} ${JSON.stringify(directory)}; push the package to a NuGet feed, or try it from the folder: dnx ${location.package.id}@${location.package.version} --yes --source ${shellWord(join(directory, 'nupkg'))}`] : []),
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
     ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',

@@ -154,7 +154,7 @@ test('--check compares instead of writing: exit 0 when up to date, 5 with the st
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0'])).code, 0);
   const fresh = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--check']);
   assert.equal(fresh.code, 0, fresh.err);
-  assert.match(fresh.out, /^Up to date: 14 files/);
+  assert.match(fresh.out, /^Up to date: 15 files/);
   await writeFile(join(dir, 'McpTools.g.cs'), 'edited');
   const stale = await cli(['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Petstore', '--server-name', 'Petstore', '--ext-namespace', 'Petstore.Client', '--check']);
   assert.equal(stale.code, EXIT_CODES.stale);
@@ -206,4 +206,31 @@ test('--client adds the server to existing client files and keeps everything els
   assert.equal(refused.code, EXIT_CODES.output);
   assert.match(refused.err, /^error: .*\.cursor\/mcp\.json:1:\d+: cannot add the server to this file: it is not valid JSON .*; fix or remove it\n$/);
   assert.equal(await readFile(join(dir, '.cursor/mcp.json'), 'utf8'), '{ "mcpServers": { ');
+});
+
+test('regenerate writes the client and tools again from the recorded spec and options, and nothing else; without a record it is a usage error', async () => {
+  const dir = scratchDir('regenerate');
+  const spec = join(dir, 'petstore.yaml');
+  await writeFile(spec, await readFile(EXAMPLE_SPEC, 'utf8'));
+  const project = join(dir, 'PetstoreMcp');
+  assert.equal((await cli(['init', '--openapi-url', spec, '--server-name', 'Petstore', '--output-dir', project, '--tags', 'pets', '--framework', 'net10.0'])).code, 0);
+  assert.deepEqual(JSON.parse(await readFile(join(project, 'openapi-mcp.json'), 'utf8')), { generator: 'openapi-mcp-dotnet@0.1.0', spec: '../petstore.yaml', serverName: 'Petstore', options: { tags: ['pets'] } });
+  const program = join(project, 'Program.cs');
+  await writeFile(program, '// kept\n');
+  await writeFile(spec, (await readFile(spec, 'utf8')).replace('summary: List pets', 'summary: List every pet'));
+  const result = await cli(['regenerate', '--project-dir', project]);
+  assert.equal(result.code, 0, result.err);
+  assert.match(result.out, /^Regenerated \d+ tools for /);
+  const tools = await readFile(join(project, 'McpTools.g.cs'), 'utf8');
+  assert.match(tools, /Name = "list_pets", Title = "List every pet"/);
+  assert.equal(await readFile(program, 'utf8'), '// kept\n');
+  assert.equal((await cli(['regenerate', '--project-dir', project, '--check'])).code, 0);
+
+  const missing = await cli(['regenerate', '--project-dir', dir]);
+  assert.equal(missing.code, EXIT_CODES.usage);
+  assert.equal(missing.err, `error: ${join(dir, 'openapi-mcp.json')}: no openapi-mcp.json here: regenerate works in a project written by init\n`);
+  await writeFile(join(project, 'openapi-mcp.json'), '{"spec": "../petstore.yaml", "serverName": "Petstore", "options": {"mode": "all"}}');
+  const bad = await cli(['regenerate', '--project-dir', project]);
+  assert.equal(bad.code, EXIT_CODES.usage);
+  assert.equal(bad.err, `error: ${join(project, 'openapi-mcp.json')}#/options/mode: must be one of operations, discovery\n`);
 });

@@ -132,7 +132,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ...(location?.package ? [
       '## Package',
       '',
-      `\`dotnet pack -c Release -o nupkg\` writes ${location.package.id}.${location.package.version}.nupkg, a NuGet MCP server (a .NET tool of package type McpServer, with \`.mcp/server.json\` for the MCP Registry). Push it to a NuGet feed; clients start it with \`dnx ${location.package.id}@${location.package.version} --yes\` (\`mcp.json\` does). To try it before publishing: \`dnx ${location.package.id}@${location.package.version} --yes --add-source nupkg\`.`,
+      `\`dotnet pack -c Release -o nupkg\` writes ${location.package.id}.${location.package.version}.nupkg, a NuGet MCP server (a .NET tool of package type McpServer, with \`.mcp/server.json\` for the MCP Registry). Push it to a NuGet feed; clients start it with \`dnx ${location.package.id}@${location.package.version} --yes\` (\`mcp.json\` does). To try it before publishing: \`dnx ${location.package.id}@${location.package.version} --yes --source nupkg\`.`,
       '',
       'Before publishing: choose a package id of your own (`PackageId` in the .csproj), and in `.mcp/server.json` replace `OWNER` with your GitHub user (or a domain you own) and keep its versions equal to `PackageVersion`.',
       '',
