@@ -163,10 +163,11 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const pkg = packaged ? packageInfo({ serverName: options.serverName, namespace, clientNamespace, api }) : undefined;
   const location = serverLocation(options, framework, pkg);
   const schemes = api.model.securitySchemes;
+  // The record is written first: the tools, written after it, are never older, so a fresh project's build does not regenerate.
   const files = [
+    ...(options.regenerate !== false ? [emitRecord(record)] : []),
     ...host,
     ...sources.files,
-    ...(options.regenerate !== false ? [emitRecord(record)] : []),
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
     { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', regenerates: regenerate !== undefined }) },
     ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),

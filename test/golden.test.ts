@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DISCOVERY_GOLDEN_DIR, discoveryGoldenFiles, goldenFilesOnDisk, goldenProject } from './support/golden.js';
+import { GOLDEN_VARIANTS, goldenFilesOnDisk, goldenProject, variantGoldenFiles, type GoldenVariant } from './support/golden.js';
 
 test('the generated example project matches the golden files (npm run golden:update refreshes them)', async () => {
   const generated = (await goldenProject()).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -12,18 +12,26 @@ test('the generated example project matches the golden files (npm run golden:upd
   }
   assert.deepEqual(generated.map((f) => f.path), [
     'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
-    'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'mcp.json',
+    'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });
 
-test('the discovery-mode project matches its golden files: the same client and tools, a host with the discovery tools and the index', async () => {
-  const generated = await discoveryGoldenFiles();
-  const onDisk = await goldenFilesOnDisk(DISCOVERY_GOLDEN_DIR);
-  assert.deepEqual(generated.map((f) => f.path).sort(), onDisk.map((f) => f.path));
-  for (const file of generated) assert.equal(file.content, onDisk.find((f) => f.path === file.path)?.content, `${file.path} differs from its golden file`);
-  // Everything else, the client and McpTools.g.cs included, is byte for byte the operations-mode project's.
-  assert.deepEqual(onDisk.map((f) => f.path), ['McpDiscovery.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs', 'README.md']);
-});
+/** What differs from the default project in each variant; everything else, the client and McpTools.g.cs included, is byte for byte the same. */
+const VARIANT_FILES: Record<GoldenVariant, string[]> = {
+  discovery: ['McpDiscovery.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
+  http: ['.dockerignore', 'Dockerfile', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
+};
+
+for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {
+  test(`the ${variant} project (${JSON.stringify(GOLDEN_VARIANTS[variant].options)}) matches its golden files, which are what differs from the default project`, async () => {
+    const generated = await variantGoldenFiles(variant);
+    const onDisk = await goldenFilesOnDisk(GOLDEN_VARIANTS[variant].dir);
+    assert.deepEqual(generated.map((f) => f.path).sort(), onDisk.map((f) => f.path));
+    for (const file of generated) assert.equal(file.content, onDisk.find((f) => f.path === file.path)?.content, `${file.path} differs from its golden file`);
+    assert.deepEqual(onDisk.map((f) => f.path), VARIANT_FILES[variant]);
+  });
+}
 
 test('generating twice gives identical bytes', async () => {
   const first = await goldenProject();

@@ -158,7 +158,9 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ] : []),
     '## Registering the server',
     '',
-    model.securitySchemes.length > 0
+    location?.http
+      ? '`mcp.json` holds the entry: the server\'s URL (the settings above go in the server\'s own environment). Where each client reads it:'
+      : model.securitySchemes.length > 0
       ? '`mcp.json` holds the entry; replace the placeholders in its `env` with your credentials. Where each client reads it:'
       : `\`mcp.json\` holds the entry; to pass settings, add an \`"env": { "${env.baseUrl}": "…" }\` block to it. Where each client reads it:`,
     '',

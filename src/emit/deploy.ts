@@ -19,7 +19,7 @@ export function deploymentName(serverName: string): string {
 export function emitDeployment(options: HostOptions, projectName: string): GeneratedFile[] {
   return [
     { path: 'Dockerfile', content: emitDockerfile(options, projectName) },
-    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', '.vs/', '.vscode/', ''].join('\n') },
+    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', 'nupkg/', '.vs/', '.vscode/', ''].join('\n') },
     { path: 'kubernetes.yaml', content: emitManifest(options) },
   ];
 }

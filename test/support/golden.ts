@@ -1,30 +1,36 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prepare, generateProject, type GeneratedFile } from '../../src/index.js';
+import { prepare, generateProject, type GeneratedFile, type ProjectOptions } from '../../src/index.js';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const EXAMPLE_SPEC = join(REPO, 'examples/petstore.yaml');
 export const GOLDEN_DIR = join(REPO, 'test/golden/petstore');
-/** The files of the discovery-mode project that differ from the operations-mode one. */
-export const DISCOVERY_GOLDEN_DIR = join(REPO, 'test/golden/petstore-discovery');
+
+/** The projects `init` writes with other options, each kept as the files that differ from the default project's. */
+export const GOLDEN_VARIANTS = {
+  discovery: { dir: join(REPO, 'test/golden/petstore-discovery'), options: { mode: 'discovery' } },
+  http: { dir: join(REPO, 'test/golden/petstore-http'), options: { transport: 'http' } },
+  package: { dir: join(REPO, 'test/golden/petstore-package'), options: { launch: 'dnx' } },
+} as const satisfies Record<string, { dir: string; options: Partial<ProjectOptions> }>;
+export type GoldenVariant = keyof typeof GOLDEN_VARIANTS;
 
 /**
  * The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every
  * machine. The spec's path, which the project records relative to itself, is written as if the spec were beside the
  * project folder (`../petstore.yaml`), as it is in the package test.
  */
-export async function goldenProject(mode: 'operations' | 'discovery' = 'operations'): Promise<GeneratedFile[]> {
+export async function goldenProject(options: Partial<ProjectOptions> = {}): Promise<GeneratedFile[]> {
   const api = await prepare(EXAMPLE_SPEC);
   const specPath = relative('/srv/petstore-mcp', EXAMPLE_SPEC).split('\\').join('/');
-  return generateProject(api, { serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0', mode }).files
+  return generateProject(api, { ...options, serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0' }).files
     .map((f) => ({ ...f, content: f.content.split(specPath).join('../petstore.yaml') }));
 }
 
-/** The files of the discovery-mode project that are not the same as in the operations-mode project. */
-export async function discoveryGoldenFiles(): Promise<GeneratedFile[]> {
+/** The files of a variant's project that are not the same as in the default project. */
+export async function variantGoldenFiles(variant: GoldenVariant): Promise<GeneratedFile[]> {
   const operations = await goldenProject();
-  return (await goldenProject('discovery')).filter((f) => operations.find((o) => o.path === f.path)?.content !== f.content);
+  return (await goldenProject(GOLDEN_VARIANTS[variant].options)).filter((f) => operations.find((o) => o.path === f.path)?.content !== f.content);
 }
 
 /** Every file under a golden directory, as relative paths. */
