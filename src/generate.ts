@@ -85,8 +85,8 @@ export interface HostProjectOptions {
   readonly forwardAuth?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
-  /** The build regenerates the client and tools from this spec (relative to the project) with this command. */
-  readonly regenerate?: { readonly spec: string; readonly generator: string };
+  /** The build regenerates `outputs` (the client and tools) from this spec (relative to the project) with this command. */
+  readonly regenerate?: { readonly spec: string; readonly generator: string; readonly outputs: readonly string[] };
 }
 
 /** The hosting project: `<Name>.csproj`, `Program.cs` and what they use (and deploy or pack them). */
@@ -152,7 +152,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const framework = options.framework ?? detectFramework();
   const record = generationRecord(api, options);
   const packaged = options.package === true || options.launch === 'dnx';
-  const regenerate = options.regenerate !== false && !api.spec.source.isUrl ? { spec: record.spec, generator: options.generator ?? `npx --yes ${record.generator}` } : undefined;
+  const regenerate = options.regenerate !== false && !api.spec.source.isUrl ? { spec: record.spec, generator: options.generator ?? `npx --yes ${record.generator}`, outputs: sources.files.map((f) => f.path) } : undefined;
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),

@@ -140,7 +140,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ...(more.regenerates ? [
       '## Regeneration',
       '',
-      '`dotnet build` writes the client (`Client/`) and the tools (`McpTools.g.cs`) again when the spec, or `openapi-mcp.json` (the spec\'s path and the generator\'s options), is newer than `McpTools.g.cs`; otherwise it skips that step. It runs the command in the `OpenApiMcpGenerator` property (`npx --yes openapi-mcp-dotnet@<version>`); give another with `-p:OpenApiMcpGenerator=…`, or turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `npx openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Program.cs).',
+      '`dotnet build` writes the client (`Client/`) and the tools (`McpTools.g.cs`) again when the spec, or `openapi-mcp.json` (the spec\'s path and the generator\'s options), is newer than the generated files; otherwise it skips that step. It runs the command in the `OpenApiMcpGenerator` property (`npx --yes openapi-mcp-dotnet@<version>`); give another with `-p:OpenApiMcpGenerator=…`, or turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `npx openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Program.cs).',
       '',
     ] : []),
     '## Settings',

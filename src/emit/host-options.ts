@@ -25,8 +25,8 @@ export interface HostOptions {
   readonly forwardAuth?: string;
   /** stdio only: the project packs as a NuGet MCP server (`dotnet pack`), started by clients with dnx. */
   readonly package?: PackageInfo;
-  /** The build regenerates the client and tools from this spec (relative to the project) with this command. */
-  readonly regenerate?: { readonly spec: string; readonly generator: string };
+  /** The build regenerates `outputs` (the client and tools) from this spec (relative to the project) with this command. */
+  readonly regenerate?: { readonly spec: string; readonly generator: string; readonly outputs: readonly string[] };
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */

@@ -66,7 +66,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </ItemGroup>',
     '',
     ...(options.package ? packageProjectLines(options.package, projectName, xml) : []),
-    ...(options.regenerate ? regenerationProjectLines(options.regenerate.spec, options.regenerate.generator, xml) : []),
+    ...(options.regenerate ? regenerationProjectLines(options.regenerate, xml) : []),
     '</Project>',
     '',
   ].join('\n');

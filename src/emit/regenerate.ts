@@ -30,23 +30,27 @@ export function emitRecord(record: GenerationRecord): GeneratedFile {
 }
 
 /**
- * The .csproj target: before each build, when `spec` (relative to the project) or the record is newer than
- * McpTools.g.cs, it runs the generator, then compiles what it wrote. `generator` is the default command; `xml`
- * writes a value as MSBuild reads it literally.
+ * The .csproj target: before each build, when the spec (relative to the project) or the record is newer than any of
+ * `outputs` (the files `regenerate` writes), it runs the generator, then compiles what it wrote. `generator` is the
+ * default command; `xml` writes a value as MSBuild reads it literally.
  */
-export function regenerationProjectLines(spec: string, generator: string, xml: (text: string) => string): string[] {
+export function regenerationProjectLines(target: { spec: string; generator: string; outputs: readonly string[] }, xml: (text: string) => string): string[] {
   return [
-    `  <!-- Regeneration: when the spec or ${RECORD_FILE} (the generator and its options) is newer than McpTools.g.cs,`,
+    `  <!-- Regeneration: when the spec or ${RECORD_FILE} (the generator and its options) is newer than the generated files,`,
     '       the build first writes the client and the tools again. Opt out with -p:OpenApiMcpRegenerate=false; use another',
     '       generator with -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js". -->',
     '  <PropertyGroup>',
     "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
-    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${xml(generator)}</OpenApiMcpGenerator>`,
-    `    <OpenApiMcpSpec>${xml(spec)}</OpenApiMcpSpec>`,
+    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${xml(target.generator)}</OpenApiMcpGenerator>`,
+    `    <OpenApiMcpSpec>${xml(target.spec)}</OpenApiMcpSpec>`,
     '  </PropertyGroup>',
     '',
+    '  <ItemGroup>',
+    ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${xml(path)}" />`),
+    '  </ItemGroup>',
+    '',
     "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true'\"",
-    `          Inputs="$(OpenApiMcpSpec);${RECORD_FILE}" Outputs="McpTools.g.cs">`,
+    `          Inputs="$(OpenApiMcpSpec);${RECORD_FILE}" Outputs="@(OpenApiMcpGenerated)">`,
     '    <!-- Its output stays out of the build\'s: `dotnet run` (a client starting the server) shares stdout with MCP. -->',
     '    <Exec Command="$(OpenApiMcpGenerator) regenerate" WorkingDirectory="$(MSBuildProjectDirectory)" StandardOutputImportance="low" />',
     '    <ItemGroup>',
