@@ -113,6 +113,13 @@ describe('the packed package', () => {
     await writeFile(spec, (await readFile(spec, 'utf8')).replace('List the owners', 'List every owner'));
     assert.doesNotMatch(build('-p:OpenApiMcpRegenerate=false').stdout, /OpenApiMcpRegenerate:/);
     assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written again');
+
+    // A spec the generator refuses fails the build with the generator's own one-line error, and rewrites nothing.
+    await writeFile(spec, 'openapi: 3.0.3\npaths: [\n');
+    const failed = run('dotnet', ['build', project, '-nologo', `-p:OpenApiMcpGenerator=${bin}`], folder);
+    assert.notEqual(failed.status, 0);
+    assert.match(failed.stdout, /error : .* regenerate failed \(exit code 3\): error: .*petstore\.yaml:\d+:\d+: /);
+    assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written by a failed run');
   });
 
   test('before it is built, the command says so in one line instead of a stack trace', async () => {
