@@ -15,7 +15,7 @@ import { EXAMPLE_SPEC } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
 
 test('stemming folds plurals and verb forms into one term, and leaves short words and -ss words alone', () => {
-  const same = [['create', 'creates', 'created', 'creating'], ['message', 'messages'], ['policy', 'policies'], ['address', 'addresses'], ['run', 'running'], ['stop', 'stopped'], ['box', 'boxes']];
+  const same = [['create', 'creates', 'created', 'creating', 'creation'], ['allocate', 'allocations'], ['delete', 'deletion'], ['message', 'messages'], ['policy', 'policies'], ['address', 'addresses'], ['run', 'running'], ['stop', 'stopped'], ['box', 'boxes']];
   for (const group of same) assert.equal(new Set(group.map(stem)).size, 1, group.join());
   for (const word of ['string', 'status', 'access', 'add', 'pet', 'analysis']) assert.equal(stem(word), word);
 });
@@ -28,6 +28,8 @@ test('terms split camelCase, snake_case, acronyms and digits, drop stop words, a
   assert.deepEqual(terms('pets of pets'), ['pet', 'pet']);
   assert.deepEqual(queryTerms('show pull requests'), ['show', 'pull', 'request', '~many'], 'a plural asks for many');
   assert.deepEqual(queryTerms('get a pet'), ['get', 'pet']);
+  assert.deepEqual(terms('subaccount subFolders'), ['subaccount', 'account', 'sub', 'folder'], 'a sub- word also stands for the word it is part of');
+  assert.ok(queryIntents(queryTerms('get rid of the old branch')).has('delete'), 'get rid of asks to delete');
 });
 
 test("an operation's kind comes from its summary's verb, else from its method and path; a query's from its verbs", () => {
@@ -71,12 +73,16 @@ test('the index holds every selected operation, its listing, and integer weights
   assert.deepEqual(searchIndexed(index, 'pets', 10, 'OWNERS').map((i) => index.operations[i]?.[0]), ['list_owner_pets', 'list_owners'], 'tags match whatever their case');
   assert.deepEqual(searchIndexed(index, 'the of a', 10), [], 'stop words alone find nothing');
   // What an operation acts on is the last word of its path, with its synonyms.
-  assert.deepEqual(index.operations[3]?.slice(8), [['update', 'updat'], ['pet']]);
-  assert.deepEqual(index.operations[6]?.slice(8), [['list'], ['pet']]);
+  assert.deepEqual(index.operations[3]?.slice(8, 10), [['update', 'updat'], ['pet']]);
+  assert.deepEqual(index.operations[6]?.slice(8, 10), [['list'], ['pet']]);
+  // Each word of the tool name, with the terms that stand for it.
+  assert.deepEqual(index.operations[6]?.[0], 'list_owner_pets');
+  assert.deepEqual(index.operations[6]?.[10]?.map((forms) => forms[0]), ['list', 'owner', 'pet']);
+  assert.ok(index.operations[6]?.[10]?.[0]?.includes('show'), 'list stands for show');
 });
 
 test('an operation whose path ends in something the query does not name ranks below one that it names', () => {
-  const op = (name: string, path: string, resource: string[]): SearchIndex['operations'][number] => [name, name, 'GET', path, [], '', name, 1000, ['read'], resource];
+  const op = (name: string, path: string, resource: string[]): SearchIndex['operations'][number] => [name, name, 'GET', path, [], '', name, 1000, ['read'], resource, []];
   // Same weights for "folder": only what each acts on differs.
   const index: SearchIndex = { operations: [op('get_folder_messages', '/folders/{id}/messages', ['messag']), op('get_folder', '/folders/{id}', ['folder'])], terms: { folder: [0, 500, 1, 500] } };
   assert.deepEqual(searchIndexed(index, 'show a folder', 2), [1, 0]);
@@ -98,4 +104,15 @@ test('tools --mode discovery writes the index beside McpTools.g.cs; an unknown m
   assert.equal((JSON.parse(await readFile(join(dir, 'McpSearchIndex.g.json'), 'utf8')) as SearchIndex).operations.length, 7);
   assert.notEqual(await runCli([...args, '--mode', 'dynamic'], io), 0);
   assert.equal(err, 'error: --mode "dynamic" is not one of operations, discovery\n');
+});
+
+test('an operation whose tool name the query says whole ranks above one with the same weights whose name it says in part', () => {
+  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'DELETE', `/${name}`, [], '', name, 1000, ['delete'], [], nameWords];
+  // S3: "bucket" is on every operation, so it weighs nothing; the names tell delete_bucket from abort_multipart_upload.
+  const index: SearchIndex = {
+    operations: [op('abort_multipart_upload', [['abort', 'cancel'], ['multipart'], ['upload']]), op('delete_bucket', [['delet', 'remov'], ['bucket']])],
+    terms: { delet: [0, 500, 1, 500], bucket: [0, 1, 1, 1] },
+  };
+  assert.deepEqual(searchIndexed(index, 'delete an empty bucket', 2), [1, 0]);
+  assert.deepEqual(searchIndexed(index, 'remove the bucket', 2), [1, 0], 'a synonym says the word too');
 });

@@ -1,5 +1,5 @@
 import type { GeneratedFile } from './file.js';
-import { INTENT_BOOST, INTENTS, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
+import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
 import { template } from './templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from './writer.js';
 
@@ -77,6 +77,6 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
   const intents = Object.entries(INTENTS).map(([method, verbs]) => `[${stringLiteral(method)}] = [${[...new Set(verbs.map(stem))].map((v) => stringLiteral(v)).join(', ')}],`).join('\n        ');
   return [
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
-    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords, __INTENTS__: intents, __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS) }),
+    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords, __INTENTS__: intents, __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
   ];
 }

@@ -8,8 +8,11 @@ import { MANY, operationIntents, stem, terms } from './search-text.js';
  * that a query costs one dictionary lookup per word and an addition per posting, and starting costs nothing.
  */
 export interface SearchIndex {
-  /** [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000, kinds, resource terms]. */
-  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number, readonly string[], readonly string[]])[];
+  /**
+   * [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000, kinds, resource terms,
+   * name words: for each word of the tool name, the terms that stand for it (itself and its synonyms)].
+   */
+  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number, readonly string[], readonly string[], readonly (readonly string[])[]])[];
   /** term → [operation, weight × 1000, operation, weight × 1000, …], operations ascending. */
   readonly terms: Readonly<Record<string, readonly number[]>>;
 }
@@ -69,6 +72,11 @@ const SYNONYM_GROUPS = [
   'unsubscribe unwatch unfollow',
   'close resolve finish',
   'me my mine authenticated current self',
+  'owe debt payable receivable outstanding',
+  'apply allocate',
+  'move transfer',
+  'left remaining',
+  'hang terminate end',
 ];
 
 const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
@@ -119,7 +127,7 @@ export function searchIndex(plan: NamePlan, operations: readonly Operation[]): s
   const index: SearchIndex = {
     operations: listed.map((op) => {
       const names = plan.operations.get(op.id);
-      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op), operationIntents(op.method, op.requestPath, op.summary ?? '', op.operationId ?? ''), resourceTerms(op)] as const;
+      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op), operationIntents(op.method, op.requestPath, op.summary ?? '', op.operationId ?? ''), resourceTerms(op), nameWords(names?.toolName ?? '')] as const;
     }),
     terms: termsOut,
   };
@@ -152,6 +160,11 @@ function fieldTerms(op: Operation, plan: NamePlan): Record<Field, string[]> {
 function prior(op: Operation): number {
   const segments = op.requestPath.split('/').filter((s) => s !== '' && !/^\{[^}]*\}$/.test(s)).length;
   return Math.round(1000 / (1 + DEPTH_PENALTY * Math.max(0, segments - 1)));
+}
+
+/** Each distinct word of a tool name, with the terms that stand for it: a query that says them all says what the tool is. */
+function nameWords(toolName: string): string[][] {
+  return [...new Set(terms(toolName))].map((t) => [t, ...(SYNONYMS.get(t) ?? [])]);
 }
 
 /**

@@ -17,8 +17,9 @@ export const STOP_WORDS = new Set([
 ]);
 
 /**
- * A light English stemmer: plurals folded, -ing and -ed removed, a final e dropped, so that create, creates,
- * created and creating are one term (creat), and message and messages another (messag). Short words stay.
+ * A light English stemmer: plurals folded, -ing and -ed removed, -tion to -t, a final e dropped, so that create,
+ * creates, created, creating and creation are one term (creat), allocate and allocations another (allocat), and
+ * message and messages another (messag). Short words stay.
  */
 export function stem(word: string): string {
   let w = word;
@@ -27,7 +28,8 @@ export function stem(word: string): string {
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('es')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length >= 6 && w.endsWith('ing') && hasVowel(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  if (w.length >= 7 && w.endsWith('tion')) w = w.slice(0, -3);
+  else if (w.length >= 6 && w.endsWith('ing') && hasVowel(w.slice(0, -3))) w = undouble(w.slice(0, -3));
   else if (w.length >= 5 && w.endsWith('ed') && !w.endsWith('eed') && hasVowel(w.slice(0, -2))) w = undouble(w.slice(0, -2));
   if (w.endsWith('e') && w.length >= 4) w = w.slice(0, -1);
   return w;
@@ -63,6 +65,8 @@ function words(text: string): string[] {
     for (const part of token.split(CASE_BOUNDARY)) {
       const word = part.toLowerCase();
       if (word !== '' && !STOP_WORDS.has(word)) result.push(word);
+      // subaccount, subfolders: also the word they are a part of.
+      if (word.length >= 7 && word.startsWith('sub')) result.push(word.slice(3));
     }
   }
   return result;
@@ -80,9 +84,15 @@ export const INTENTS: Readonly<Record<string, readonly string[]>> = {
   read: ['get', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'look', 'see', 'download', 'check', 'open', 'who', 'what', 'which', 'detail', 'inspect', 'describe'],
   list: ['list', 'show', 'view', 'display', 'browse', 'enumerate', 'find', 'search', 'what', 'which', 'all', 'every'],
   update: ['update', 'edit', 'modify', 'change', 'set', 'alter', 'rename', 'replace', 'mark', 'move', 'close', 'assign', 'archive', 'enable', 'disable', 'suspend', 'void', 'mute', 'configure', 'turn', 'put', 'apply', 'correct', 'fix', 'upload'],
-  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke'],
+  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke', 'rid'],
 };
 export const INTENT_BOOST = 2;
+/**
+ * How much more an operation scores when the query says every word of its tool name (for part of them, that share):
+ * a name says what an operation does in a few words, which a word common to every operation (S3's bucket) cannot
+ * weigh in the sums.
+ */
+export const NAME_COVERAGE = 0.5;
 /** What an operation scores when the query names none of the words of what it acts on (its path's last words). */
 export const RESOURCE_MISS = 0.6;
 

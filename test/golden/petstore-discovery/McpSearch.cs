@@ -17,12 +17,13 @@ namespace Petstore;
 /// <summary>
 /// The operation index the generator wrote (<c>McpSearchIndex.g.json</c>, embedded in the assembly) and the
 /// search over it: each query word's term looked up, its precomputed BM25F weights summed per operation, scaled
-/// by the operation's prior, by how well its kind fits the query's verbs and by whether the query names what it acts on, best first. Query words are split and stemmed by the same rules as the index.
+/// by the operation's prior, by how well its kind fits the query's verbs, by whether the query names what it acts on
+/// and by how much of its tool name the query says, best first. Query words are split and stemmed by the same rules as the index.
 /// </summary>
 internal sealed partial class McpSearch
 {
     /// <summary>One operation as search results and descriptions name it.</summary>
-    public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member, int Prior, string[] Kinds, string[] Resource);
+    public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member, int Prior, string[] Kinds, string[] Resource, string[][] NameWords);
 
     private static readonly Lazy<McpSearch> Loaded = new(Load);
 
@@ -70,12 +71,14 @@ internal sealed partial class McpSearch
 
     /// <summary>
     /// An operation's summed term weights times its prior, times <see cref="IntentBoost"/> when its kind is one the
-    /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on.
+    /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on, times
+    /// 1 + <see cref="NameCoverage"/> × the share of its tool name's words the query says (or a synonym of them).
     /// </summary>
     private static double Score(double sum, Operation operation, HashSet<string> terms, HashSet<string> intents)
     {
         var named = operation.Resource.Length == 0 || operation.Resource.Any(terms.Contains);
-        return sum * operation.Prior * (operation.Kinds.Any(intents.Contains) ? IntentBoost : 1) * (named ? 1 : ResourceMiss);
+        var covered = operation.NameWords.Length == 0 ? 0 : (double)operation.NameWords.Count(forms => forms.Any(terms.Contains)) / operation.NameWords.Length;
+        return sum * operation.Prior * (operation.Kinds.Any(intents.Contains) ? IntentBoost : 1) * (named ? 1 : ResourceMiss) * (1 + NameCoverage * covered);
     }
 
     /// <summary>The operation with this tool name, if there is one.</summary>
@@ -118,7 +121,8 @@ internal sealed partial class McpSearch
         var root = document.RootElement;
         var operations = root.GetProperty("operations").EnumerateArray().Select(o => new Operation(
             o[0].GetString()!, o[1].GetString()!, o[2].GetString()!, o[3].GetString()!,
-            Strings(o[4]), o[5].GetString()!, o[6].GetString()!, o[7].GetInt32(), Strings(o[8]), Strings(o[9]))).ToArray();
+            Strings(o[4]), o[5].GetString()!, o[6].GetString()!, o[7].GetInt32(), Strings(o[8]), Strings(o[9]),
+            o[10].EnumerateArray().Select(Strings).ToArray())).ToArray();
         var postings = new Dictionary<string, int[]>(StringComparer.Ordinal);
         foreach (var term in root.GetProperty("terms").EnumerateObject())
         {
@@ -143,12 +147,14 @@ internal sealed partial class McpSearch
         ["read"] = ["get", "show", "view", "display", "fetch", "retriev", "read", "look", "see", "download", "check", "open", "who", "what", "which", "detail", "inspect", "describ"],
         ["list"] = ["list", "show", "view", "display", "brows", "enumerat", "find", "search", "what", "which", "all", "every"],
         ["update"] = ["updat", "edit", "modify", "chang", "set", "alter", "renam", "replac", "mark", "mov", "clos", "assign", "archiv", "enabl", "disabl", "suspend", "void", "mut", "configur", "turn", "put", "apply", "correct", "fix", "upload"],
-        ["delete"] = ["delet", "remov", "destroy", "eras", "drop", "purg", "trash", "discard", "unassign", "releas", "clear", "abort", "cancel", "revok"],
+        ["delete"] = ["delet", "remov", "destroy", "eras", "drop", "purg", "trash", "discard", "unassign", "releas", "clear", "abort", "cancel", "revok", "rid"],
     };
 
     private const double IntentBoost = 2;
 
     private const double ResourceMiss = 0.6;
+
+    private const double NameCoverage = 0.5;
 
     /// <summary>The kinds a query's terms ask for, and the terms themselves (a summary's own verb).</summary>
     public static HashSet<string> QueryIntents(List<string> terms)
@@ -184,6 +190,8 @@ internal sealed partial class McpSearch
             {
                 var word = part.ToLowerInvariant();
                 if (word.Length > 0 && !StopWords.Contains(word)) words.Add(word);
+                // subaccount, subfolders: also the word they are a part of.
+                if (word.Length >= 7 && word.StartsWith("sub", StringComparison.Ordinal)) words.Add(word[3..]);
             }
         }
         var terms = words.Select(Stem).ToList();
@@ -194,7 +202,7 @@ internal sealed partial class McpSearch
         return terms;
     }
 
-    /// <summary>Plurals folded, -ing and -ed removed, a final e dropped: create, creates, created, creating → creat.</summary>
+    /// <summary>Plurals folded, -ing and -ed removed, -tion to -t, a final e dropped: create, creates, created, creating, creation → creat.</summary>
     public static string Stem(string word)
     {
         var w = word;
@@ -203,7 +211,8 @@ internal sealed partial class McpSearch
         else if (w.EndsWith("sses", StringComparison.Ordinal)) w = w[..^2];
         else if (w.EndsWith("es", StringComparison.Ordinal)) w = w[..^2];
         else if (w.EndsWith('s') && !w.EndsWith("ss", StringComparison.Ordinal) && !w.EndsWith("us", StringComparison.Ordinal) && !w.EndsWith("is", StringComparison.Ordinal)) w = w[..^1];
-        if (w.Length >= 6 && w.EndsWith("ing", StringComparison.Ordinal) && HasVowel(w[..^3])) w = Undouble(w[..^3]);
+        if (w.Length >= 7 && w.EndsWith("tion", StringComparison.Ordinal)) w = w[..^3];
+        else if (w.Length >= 6 && w.EndsWith("ing", StringComparison.Ordinal) && HasVowel(w[..^3])) w = Undouble(w[..^3]);
         else if (w.Length >= 5 && w.EndsWith("ed", StringComparison.Ordinal) && !w.EndsWith("eed", StringComparison.Ordinal) && HasVowel(w[..^2])) w = Undouble(w[..^2]);
         if (w.Length >= 4 && w.EndsWith('e')) w = w[..^1];
         return w;
