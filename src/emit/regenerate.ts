@@ -1,6 +1,6 @@
 /**
  * Regeneration on build: `init` records the spec and the options in `openapi-mcp.json`, and the .csproj runs
- * `openapi-mcp-dotnet regenerate` before compiling whenever the spec or that record is newer than the tools.
+ * `openapi-mcp-dotnet regenerate` before compiling whenever the spec or that record is newer than the files it writes.
  */
 import type { GeneratedFile } from './file.js';
 
