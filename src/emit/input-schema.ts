@@ -75,15 +75,43 @@ const atLeastOne = (schema: JsonSchema): JsonSchema => (Number(schema.minItems) 
 const isObjectSchema = (schema: JsonSchema): schema is JsonSchema & { properties: Record<string, JsonSchema> } =>
   schema.properties !== null && typeof schema.properties === 'object';
 
+/**
+ * Schemas already made, per model: operations share bodies (Graph's 11,422 operations take a few hundred types),
+ * and each is inlined only once. The schemas are never changed after they are made.
+ */
+const madeSchemas = new WeakMap<ApiModel, Map<string, JsonSchema>>();
+
 /** The schema of a type, inlined as deep as {@link MAX_NODES} allows. */
 function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
-  for (let maxDepth = MAX_DEPTH; ; maxDepth--) {
+  // A type reference names its types by id: equal references are the same type, constraints and all.
+  const key = type.kind === 'primitive' ? undefined : JSON.stringify(type);
+  const made = madeSchemas.get(model) ?? new Map<string, JsonSchema>();
+  madeSchemas.set(model, made);
+  const known = key === undefined ? undefined : made.get(key);
+  if (known) return known;
+  const attempt = (maxDepth: number): JsonSchema | undefined => {
     try {
       return typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0 });
     } catch (error) {
-      if (!(error instanceof TooLarge) || maxDepth < 0) throw error;
+      if (!(error instanceof TooLarge)) throw error;
+      return undefined;
     }
+  };
+  // The deepest level that fits: the node count only grows with depth, so a binary search finds it.
+  let schema = attempt(MAX_DEPTH);
+  if (schema === undefined) {
+    let fits = -1;
+    let tooLarge = MAX_DEPTH;
+    while (tooLarge - fits > 1) {
+      const middle = Math.floor((fits + tooLarge) / 2);
+      if (attempt(middle) === undefined) tooLarge = middle;
+      else fits = middle;
+    }
+    schema = attempt(fits);
+    if (schema === undefined) throw new TooLarge();
   }
+  if (key !== undefined) made.set(key, schema);
+  return schema;
 }
 
 function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
