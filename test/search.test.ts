@@ -116,3 +116,15 @@ test('an operation whose tool name the query says whole ranks above one with the
   assert.deepEqual(searchIndexed(index, 'delete an empty bucket', 2), [1, 0]);
   assert.deepEqual(searchIndexed(index, 'remove the bucket', 2), [1, 0], 'a synonym says the word too');
 });
+
+test('with a limit, an operation its name lifts above a better-scoring one still comes first', () => {
+  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'GET', `/${name}`, [], '', name, 1000, ['read'], [], nameWords];
+  // Summed weights 100, 80, 60: the second's name is all in the query (×1.5 = 120), the others' not at all.
+  const index: SearchIndex = {
+    operations: [op('a', [['x']]), op('b', [['pet']]), op('c', [['y']])],
+    terms: { pet: [0, 100, 1, 80, 2, 60] },
+  };
+  assert.deepEqual(searchIndexed(index, 'pet', 1), [1]);
+  assert.deepEqual(searchIndexed(index, 'pet', 2), [1, 0]);
+  assert.deepEqual(searchIndexed(index, 'pet', 3), [1, 0, 2]);
+});

@@ -44,7 +44,7 @@ internal sealed partial class McpSearch
     /// <summary>The operations best matching <paramref name="query"/>, at most <paramref name="limit"/>, only those tagged <paramref name="tag"/> when given.</summary>
     public IReadOnlyList<Operation> Search(string query, string? tag, int limit)
     {
-        var scores = new Dictionary<int, double>();
+        var sums = new Dictionary<int, double>();
         var terms = QueryTerms(query);
         var distinct = terms.ToHashSet(StringComparer.Ordinal);
         var intents = QueryIntents(terms);
@@ -53,12 +53,19 @@ internal sealed partial class McpSearch
             if (!postings.TryGetValue(term, out var list)) continue;
             for (var i = 0; i + 1 < list.Length; i += 2)
             {
-                scores[list[i]] = scores.GetValueOrDefault(list[i]) + list[i + 1];
+                sums[list[i]] = sums.GetValueOrDefault(list[i]) + list[i + 1];
             }
         }
-        return scores
+        var scored = sums
             .Where(s => tag is null || operations[s.Key].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase)))
             .Select(s => (Doc: s.Key, Score: Score(s.Value, operations[s.Key], distinct, intents)))
+            .ToList();
+        // The name raises a score at most 1 + NameCoverage times: an operation below the limit-th best by that much
+        // cannot be among the results, and its name need not be looked at (Graph: most of 11,422).
+        var bar = KthLargest(scored, limit);
+        return scored
+            .Where(s => s.Score * (1 + NameCoverage) >= bar)
+            .Select(s => (s.Doc, Score: s.Score * (1 + NameCoverage * NameShare(operations[s.Doc], distinct))))
             .OrderByDescending(s => s.Score).ThenBy(s => s.Doc)
             .Take(limit)
             .Select(s => operations[s.Doc])
@@ -67,14 +74,33 @@ internal sealed partial class McpSearch
 
     /// <summary>
     /// An operation's summed term weights times its prior, times <see cref="IntentBoost"/> when its kind is one the
-    /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on, times
-    /// 1 + <see cref="NameCoverage"/> × the share of its tool name's words the query says (or a synonym of them).
+    /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on. The search
+    /// then multiplies it by 1 + <see cref="NameCoverage"/> × <see cref="NameShare"/>.
     /// </summary>
     private static double Score(double sum, Operation operation, HashSet<string> terms, HashSet<string> intents)
     {
         var named = operation.Resource.Length == 0 || operation.Resource.Any(terms.Contains);
-        var covered = operation.NameWords.Length == 0 ? 0 : (double)operation.NameWords.Count(forms => forms.Any(terms.Contains)) / operation.NameWords.Length;
-        return sum * operation.Prior * (operation.Kinds.Any(intents.Contains) ? IntentBoost : 1) * (named ? 1 : ResourceMiss) * (1 + NameCoverage * covered);
+        return sum * operation.Prior * (operation.Kinds.Any(intents.Contains) ? IntentBoost : 1) * (named ? 1 : ResourceMiss);
+    }
+
+    /// <summary>The share of an operation's tool name words the query says, itself or by a synonym.</summary>
+    private static double NameShare(Operation operation, HashSet<string> terms) =>
+        operation.NameWords.Length == 0 ? 0 : (double)operation.NameWords.Count(forms => forms.Any(terms.Contains)) / operation.NameWords.Length;
+
+    /// <summary>The k-th largest score; negative infinity when there are no more than k.</summary>
+    private static double KthLargest(List<(int Doc, double Score)> scored, int k)
+    {
+        if (scored.Count <= k || k <= 0) return double.NegativeInfinity;
+        var top = new List<double>(k + 1);
+        foreach (var (_, score) in scored)
+        {
+            if (top.Count == k && score <= top[k - 1]) continue;
+            var at = top.Count;
+            while (at > 0 && top[at - 1] < score) at--;
+            top.Insert(at, score);
+            if (top.Count > k) top.RemoveAt(k);
+        }
+        return top[k - 1];
     }
 
     /// <summary>The operation with this tool name, if there is one.</summary>
