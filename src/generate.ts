@@ -4,7 +4,7 @@ import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js'
 import { buildModel } from './model/build.js';
 import type { ApiModel, Operation } from './model/types.js';
 import { planNames, type NamePlan } from './names/plan.js';
-import { identifier, isValidNamespace, words } from './names/identifiers.js';
+import { identifier, isValidNamespace, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client.js';
 import type { GeneratedFile } from './emit/file.js';
 import { emitTools } from './emit/tools.js';
@@ -114,6 +114,7 @@ function packageInfo(options: HostProjectOptions): PackageInfo {
   const description = `MCP server for ${model?.title.replace(/\s+/g, ' ').trim() || options.serverName}`;
   return {
     id: projectName(options.serverName),
+    command: kebabName(options.serverName),
     version: packageVersionOf(options.serverVersion ?? model?.version ?? '1.0.0'),
     description: description.length <= 100 ? description : `${description.slice(0, 99)}…`,
     ...(model?.serverUrl !== undefined && { defaultBaseUrl: model.serverUrl }),
@@ -213,7 +214,7 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-export function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),

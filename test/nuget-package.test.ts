@@ -17,6 +17,7 @@ import { runCli } from '../src/index.js';
 import { callText, connect, readMcpEntry } from '../examples/harness.js';
 import { REPO } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
+import { aptInstall } from './support/debian.js';
 import { SHARED_KEYS, SHARED_SPEC, startSharedApi, type SharedApi } from './support/shared-api.js';
 
 /** A title with what MSBuild and XML would read as code: it must reach the package as text. */
@@ -33,9 +34,7 @@ function dnxCommand(): string {
 
 /** One file of a .nupkg (a zip). */
 function unzipped(nupkg: string, path: string): string {
-  if (spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status !== 0 && process.getuid?.() === 0) {
-    spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'unzip'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  }
+  if (spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status !== 0) aptInstall('unzip');
   const result = spawnSync('unzip', ['-p', nupkg, path], { encoding: 'utf8' });
   assert.equal(result.status, 0, `unzip -p ${nupkg} ${path}: ${result.stderr}`);
   return result.stdout;

@@ -4,17 +4,11 @@
  */
 import type { GeneratedFile } from './file.js';
 import type { HostOptions } from './host-options.js';
-import { asciiWords } from '../names/identifiers.js';
+import { kebabName } from '../names/identifiers.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
 
 /** The port the container listens on: the official ASP.NET Core images' own default (ASPNETCORE_HTTP_PORTS). */
 export const CONTAINER_PORT = 8080;
-
-/** `Petstore API` → `petstore-api`: a Kubernetes name (DNS label) and an image name. */
-export function deploymentName(serverName: string): string {
-  const name = asciiWords(serverName).join('-').toLowerCase().slice(0, 63).replace(/-+$/, '');
-  return /^[a-z]/.test(name) ? name : `mcp-${name}`.replace(/-$/, '');
-}
 
 export function emitDeployment(options: HostOptions, projectName: string): GeneratedFile[] {
   return [
@@ -26,7 +20,7 @@ export function emitDeployment(options: HostOptions, projectName: string): Gener
 
 function emitDockerfile(options: HostOptions, projectName: string): string {
   const version = options.framework.replace(/^net/, '');
-  const name = deploymentName(options.serverName);
+  const name = kebabName(options.serverName);
   return [
     `# The ${projectName} MCP server (Streamable HTTP at /mcp, health at /healthz) in a container.`,
     `#   docker build -t ${name} .`,
@@ -56,7 +50,7 @@ function emitDockerfile(options: HostOptions, projectName: string): string {
 }
 
 function emitManifest(options: HostOptions): string {
-  const name = deploymentName(options.serverName);
+  const name = kebabName(options.serverName);
   const env = environmentVariables(options.serverName);
   const secrets = options.securitySchemes.flatMap((scheme) => requiredVariables(credentialVariables(options.serverName, scheme)));
   const image = `${name}:${options.serverVersion.replace(/[^\w.-]/g, '-') || 'latest'}`;

@@ -40,7 +40,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
 
 function emitProject(options: HostOptions, projectName: string): string {
   // A value from the spec or the command line: MSBuild's special characters as %XX (no $(…) or @(…) expands), then XML.
-  const xml = (text: string): string => text
+  const literal = (text: string): string => text
     .replace(/[%$;'*?]|@(?=\()/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   return [
@@ -48,11 +48,11 @@ function emitProject(options: HostOptions, projectName: string): string {
     '',
     '  <PropertyGroup>',
     '    <OutputType>Exe</OutputType>',
-    `    <TargetFramework>${xml(options.framework)}</TargetFramework>`,
+    `    <TargetFramework>${literal(options.framework)}</TargetFramework>`,
     '    <Nullable>enable</Nullable>',
     '    <ImplicitUsings>disable</ImplicitUsings>',
-    `    <RootNamespace>${xml(options.namespace)}</RootNamespace>`,
-    `    <AssemblyName>${xml(projectName)}</AssemblyName>`,
+    `    <RootNamespace>${literal(options.namespace)}</RootNamespace>`,
+    `    <AssemblyName>${literal(projectName)}</AssemblyName>`,
     '    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>',
     '  </PropertyGroup>',
     '',
@@ -65,8 +65,8 @@ function emitProject(options: HostOptions, projectName: string): string {
     ...(options.mode === 'discovery' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
     '  </ItemGroup>',
     '',
-    ...(options.package ? packageProjectLines(options.package, projectName, xml) : []),
-    ...(options.regenerate ? regenerationProjectLines(options.regenerate, xml) : []),
+    ...(options.package ? packageProjectLines(options.package, literal) : []),
+    ...(options.regenerate ? regenerationProjectLines(options.regenerate, literal) : []),
     '</Project>',
     '',
   ].join('\n');

@@ -85,8 +85,8 @@ const madeSchemas = new WeakMap<ApiModel, Map<string, JsonSchema>>();
 function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
   // A type reference names its types by id: equal references are the same type, constraints and all.
   const key = type.kind === 'primitive' ? undefined : JSON.stringify(type);
-  const made = madeSchemas.get(model) ?? new Map<string, JsonSchema>();
-  madeSchemas.set(model, made);
+  let made = madeSchemas.get(model);
+  if (!made) madeSchemas.set(model, (made = new Map<string, JsonSchema>()));
   const known = key === undefined ? undefined : made.get(key);
   if (known) return known;
   const attempt = (maxDepth: number): JsonSchema | undefined => {

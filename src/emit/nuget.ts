@@ -11,6 +11,8 @@ import { credentialVariables, environmentVariables, requiredVariables } from '..
 export interface PackageInfo {
   readonly id: string;
   readonly version: string;
+  /** The tool's command name (`ToolCommandName`). */
+  readonly command: string;
   /** One line, at most 100 characters (the registry's limit). */
   readonly description: string;
   /** The spec's base URL; without one, the base URL setting is required. */
@@ -26,22 +28,17 @@ export function packageVersionOf(apiVersion: string): string {
   return /^\d+\.\d+(\.\d+){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/.test(apiVersion) ? apiVersion : '1.0.0';
 }
 
-/** `PetstoreApi` → `petstore-api`: the tool's command name. */
-export function toolCommandName(projectName: string): string {
-  return projectName.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-}
-
 /** The .csproj properties and items that make `dotnet pack` write the MCP server package. */
-export function packageProjectLines(info: PackageInfo, projectName: string, xml: (text: string) => string): string[] {
+export function packageProjectLines(info: PackageInfo, literal: (text: string) => string): string[] {
   return [
     '  <!-- A NuGet MCP server: dotnet pack -c Release writes it; clients start it with dnx (see README.md). -->',
     '  <PropertyGroup>',
     '    <PackAsTool>true</PackAsTool>',
     '    <PackageType>McpServer</PackageType>',
-    `    <ToolCommandName>${xml(toolCommandName(projectName))}</ToolCommandName>`,
-    `    <PackageId>${xml(info.id)}</PackageId>`,
-    `    <PackageVersion>${xml(info.version)}</PackageVersion>`,
-    `    <Description>${xml(info.description)}</Description>`,
+    `    <ToolCommandName>${literal(info.command)}</ToolCommandName>`,
+    `    <PackageId>${literal(info.id)}</PackageId>`,
+    `    <PackageVersion>${literal(info.version)}</PackageVersion>`,
+    `    <Description>${literal(info.description)}</Description>`,
     '    <PackageTags>AI; MCP; server; stdio</PackageTags>',
     '    <PackageReadmeFile>README.md</PackageReadmeFile>',
     '    <!-- Runs on the newest .NET installed, not only on the one it was built for. -->',

@@ -32,21 +32,21 @@ export function emitRecord(record: GenerationRecord): GeneratedFile {
 /**
  * The .csproj target: before each build, when the spec (relative to the project) or the record is newer than any of
  * `outputs` (the files `regenerate` writes), it runs the generator, then compiles what it wrote. `generator` is the
- * default command; `xml` writes a value as MSBuild reads it literally.
+ * default command; `literal` writes a value as MSBuild reads it literally.
  */
-export function regenerationProjectLines(target: { spec: string; generator: string; outputs: readonly string[] }, xml: (text: string) => string): string[] {
+export function regenerationProjectLines(target: { spec: string; generator: string; outputs: readonly string[] }, literal: (text: string) => string): string[] {
   return [
     `  <!-- Regeneration: when the spec or ${RECORD_FILE} (the generator and its options) is newer than the generated files,`,
     '       the build first writes the client and the tools again. Opt out with -p:OpenApiMcpRegenerate=false; use another',
     '       generator with -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js". -->',
     '  <PropertyGroup>',
     "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
-    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${xml(target.generator)}</OpenApiMcpGenerator>`,
-    `    <OpenApiMcpSpec>${xml(target.spec)}</OpenApiMcpSpec>`,
+    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(target.generator)}</OpenApiMcpGenerator>`,
+    `    <OpenApiMcpSpec>${literal(target.spec)}</OpenApiMcpSpec>`,
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${xml(path)}" />`),
+    ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${literal(path)}" />`),
     '  </ItemGroup>',
     '',
     "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true'\"",

@@ -103,6 +103,12 @@ function splitAsciiWords(text: string): string[] {
 }
 
 /** Only ASCII letters and digits, for names that leave C# (tool names). */
+/** `Petstore API` → `petstore-api`: a name for commands, images and Kubernetes objects (a DNS label: a letter first, 63 characters at most). */
+export function kebabName(text: string): string {
+  const name = asciiWords(text).join('-').slice(0, 63).replace(/-+$/, '');
+  return /^[a-z]/.test(name) ? name : `mcp-${name}`.replace(/-$/, '');
+}
+
 export function asciiWords(text: string): readonly string[] {
   return memoised(ASCII_WORDS, text, (t) => words(t.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== ''));
 }
