@@ -49,6 +49,16 @@ test('beyond the table: list, patch, nested resources, actions, singletons', () 
 test('a prefix shared by every path and version segments are left out', () => {
   assert.deepEqual(toolNames(['get', '/api/v2/pets'], ['get', '/api/v2/pets/{id}'], ['get', '/api/v2/owners']), ['list_pets', 'get_pet', 'list_owners']);
   assert.deepEqual(toolNames(['get', '/pets']), ['list_pets']);
+  // A date is a version too (Twilio's /2010-04-01/Accounts/…), where other paths keep it from being a shared prefix.
+  assert.deepEqual(toolNames(['get', '/2010-04-01/Accounts/{AccountSid}/Calls.json'], ['get', '/healthcheck']), ['list_account_calls', 'get_healthcheck']);
+});
+
+test('POST to one thing updates it; an OData operation qualified by its namespace is an action', () => {
+  assert.deepEqual(toolNames(['post', '/Accounts/{AccountSid}/Calls/{Sid}.json'], ['post', '/Accounts/{AccountSid}/Calls.json']), ['update_account_call', 'create_account_call']);
+  assert.deepEqual(
+    toolNames(['post', '/me/messages/{message-id}/microsoft.graph.move'], ['post', '/me/microsoft.graph.sendMail'], ['get', '/me/events/microsoft.graph.delta()'], ['get', '/me/calendar/microsoft.graph.allowedCalendarSharingRoles(User=\'{User}\')']),
+    ['move_message', 'send_mail', 'delta_events', 'allowed_calendar_sharing_roles_calendar'], 'after /me, which every path shares',
+  );
 });
 
 test('collisions are resolved deterministically: version, then item parameter, then a number', () => {

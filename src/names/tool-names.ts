@@ -12,7 +12,7 @@ type Token =
   | { kind: 'param'; name: string }
   | { kind: 'action'; words: readonly string[] };
 
-const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$/i;
+const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$|^\d{4}-\d{2}-\d{2}$/i;
 
 /** Splits a path into static words, parameters and `:action` suffixes. */
 export function tokenize(path: string): Token[] {
@@ -24,11 +24,14 @@ export function tokenize(path: string): Token[] {
 /** The tokens of one path segment; segments recur across paths (`repos`, `{owner}`), so memoised. */
 const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, segment, (text) => {
   const tokens: Token[] = [];
+  // An OData operation qualified by its namespace (`microsoft.graph.sendMail`, `microsoft.graph.delta()`) is an action.
+  const qualified = QUALIFIED.exec(text);
+  if (qualified) return [...paramTokens(text), { kind: 'action', words: asciiWords(qualified[1] ?? '') }];
   const [main = '', ...actions] = text.split(':');
   const staticText = main.replace(/\{[^}]*\}/g, ' ').replace(/\.(json|xml|yaml|txt)$/i, '');
   const staticWords = VERSION.test(staticText.trim()) ? [] : asciiWords(staticText);
   if (staticWords.length > 0) tokens.push({ kind: 'static', words: staticWords });
-  for (const param of main.match(/\{([^}]*)\}/g) ?? []) tokens.push({ kind: 'param', name: param.slice(1, -1) });
+  tokens.push(...paramTokens(main));
   for (const action of actions) {
     const actionWords = asciiWords(action.replace(/\{[^}]*\}/g, ' '));
     if (actionWords.length > 0) tokens.push({ kind: 'action', words: actionWords });
@@ -36,6 +39,8 @@ const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, 
   return tokens;
 });
 const SEGMENTS = new Map<string, readonly Token[]>();
+const QUALIFIED = /^(?:[A-Za-z]\w*\.){2,}([A-Za-z]\w*)(?:\(.*\))?$/;
+const paramTokens = (text: string): Token[] => (text.match(/\{([^}]*)\}/g) ?? []).map((param) => ({ kind: 'param', name: param.slice(1, -1) }));
 
 /**
  * Leading static segments shared by every path (`/api/v1`), each followed by another static segment
@@ -77,7 +82,7 @@ const isPlural = (ws: readonly string[]): boolean => {
 };
 
 /** Last path words that name an action rather than a resource: `POST /orders/{id}/cancel` → cancel_order. */
-const ACTION_WORDS = new Set([
+export const ACTION_WORDS: ReadonlySet<string> = new Set([
   'activate', 'approve', 'archive', 'assign', 'authenticate', 'authorize', 'batch', 'calculate', 'cancel', 'check', 'clone',
   'close', 'complete', 'confirm', 'convert', 'copy', 'deactivate', 'decline', 'decrypt', 'deploy', 'disable', 'download',
   'enable', 'encrypt', 'estimate', 'execute', 'export', 'finalize', 'generate', 'import', 'invite', 'lock', 'login', 'logout',
@@ -124,7 +129,8 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
     const acted = statics[statics.length - 1];
     return { verb: target.words, parents: parents.slice(0, -1), target: acted ? (acted.item ? singular(acted.words) : acted.words) : [] };
   }
-  if (isItem || method === 'post') return { verb: [VERBS[method]], parents, target: singular(target.words) };
+  // POST to one thing changes it (Twilio, Xero: POST /Calls/{Sid}); to a collection, adds to it.
+  if (isItem || method === 'post') return { verb: [method === 'post' && isItem ? 'update' : VERBS[method]], parents, target: singular(target.words) };
   const verb = method === 'get' && isPlural(target.words) ? 'list' : VERBS[method];
   return { verb: [verb], parents, target: target.words };
 }
