@@ -66,7 +66,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const mode = checkMode(options.mode);
   const plan = options.plan ?? planNames(api.model, options.clientNamespace);
   const { selected, skipped } = selectOperations(api.model, plan, options);
-  const beside = mode === 'discovery' ? [{ path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected) }] : [];
+  const beside = mode === 'discovery' ? [{ path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) }] : [];
   return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
 }
 

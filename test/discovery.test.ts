@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +17,8 @@ import { detectFramework } from '../src/dotnet.js';
 import { environmentVariables } from '../src/names/environment.js';
 import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
 import { connect } from '../examples/harness.js';
-import { EXAMPLE_SPEC } from './support/golden.js';
+import { EXAMPLE_SPEC, REPO } from './support/golden.js';
+import { writeSearchHarness } from './support/search-harness.js';
 import { scratchDir } from './support/scratch.js';
 
 const OPERATION_COUNT = 10_000;
@@ -46,6 +47,7 @@ describe('discovery mode, structured output and paged tools/list', () => {
   let big: Client;
   let structured: Client;
   let index: SearchIndex;
+  let zoomIndex: SearchIndex;
 
   const quiet = { out: () => {}, err: () => {} };
   const dll = (folder: string, name: string): { command: string; args: string[] } => ({ command: 'dotnet', args: [join(work, folder, 'bin/Debug', detectFramework(), `${name}.dll`)] });
@@ -59,8 +61,9 @@ describe('discovery mode, structured output and paged tools/list', () => {
     assert.equal(await init(EXAMPLE_SPEC, 'PetFind', 'find', 'discovery'), 0);
     assert.equal(await init(join(work, 'things.json'), 'Things', 'things', 'operations'), 0);
     assert.equal(await init(EXAMPLE_SPEC, 'PetShape', 'shape', 'operations', '--structured-output'), 0);
-    // One build for the three projects.
-    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="ops/PetOps.csproj" />\n  <Project Path="find/PetFind.csproj" />\n  <Project Path="things/Things.csproj" />\n  <Project Path="shape/PetShape.csproj" />\n</Solution>\n');
+    zoomIndex = JSON.parse(await writeSearchHarness(join(work, 'harness'), join(REPO, 'test/fixtures/corpus/zoom.us.json.gz'), detectFramework())) as SearchIndex;
+    // One build for the projects.
+    await writeFile(join(work, 'all.slnx'), `<Solution>\n${['ops/PetOps', 'find/PetFind', 'things/Things', 'shape/PetShape', 'harness/Harness'].map((p) => `  <Project Path="${p}.csproj" />\n`).join('')}</Solution>\n`);
     const build = await promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 })
       .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => assert.fail(`${error.stdout ?? ''}${error.stderr ?? ''}`));
     assert.doesNotMatch(build, /warning [A-Z]+\d+/);
@@ -108,6 +111,30 @@ describe('discovery mode, structured output and paged tools/list', () => {
         assert.deepEqual(await first({ query, limit }), expected, `${query} (limit ${limit})`);
       }
     }
+  });
+
+  test('the server\'s search (McpSearch.cs) answers as the reference ranking does, over a real API\'s index and every request of the query sets', async () => {
+    const sets = await Promise.all(['search-queries.json', 'search-queries-holdout.json', 'search-queries-blind.json']
+      .map(async (file) => (JSON.parse(await readFile(join(REPO, 'test/fixtures', file), 'utf8')) as { queries: { query: string }[] }).queries.map((q) => q.query)));
+    // And the reading rules at their edges: contractions, possessives, phrasal verbs, negations, questions, past participles, sub- words.
+    const edges = ["don't send it", "what's in my inbox?", 'tear the old meeting down', 'log me out', "I can't find the subfolder’s recordings", "Who's attending?", "it's the team's webinars", "won't you delete it", 'show users without meetings', 'the deleted meetings', 'subaccounts', 'HTTPServer v2beta', ''];
+    const queries = [...new Set([...sets.flat(), ...edges])];
+    const lines = queries.flatMap((query) => [1, 3, 10].map((limit) => `${limit}\t${query.replace(/[\t\n]/g, ' ')}`));
+    const expected = lines.map((line) => {
+      const [limit, query] = line.split('\t');
+      return searchIndexed(zoomIndex, query ?? '', Number(limit)).map((i) => zoomIndex.operations[i]?.[0]).join(' ');
+    });
+    const child = spawn('dotnet', [join(work, 'harness/bin/Debug', detectFramework(), 'Harness.dll')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => void (out += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.end(`${lines.join('\n')}\n`);
+    assert.equal(await exited, 0);
+    const actual = out.split('\n').slice(0, -1);
+    assert.equal(actual.length, lines.length);
+    const differences = lines.flatMap((line, i) => (actual[i] === expected[i] ? [] : [`${line}: C# ${actual[i]} / TS ${expected[i]}`]));
+    assert.deepEqual(differences, []);
+    assert.ok(expected.filter((e) => e !== '').length > lines.length / 2, 'most requests find something');
   });
 
   test('describe_operation gives the operation tool\'s own title, description, input schema and annotations', async () => {

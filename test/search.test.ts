@@ -4,10 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { planNames, prepare, runCli } from '../src/index.js';
-import { operationIntents, queryIntents, queryTerms, stem, terms } from '../src/emit/search-text.js';
+import { operationIntents, stem, terms } from '../src/emit/search-text.js';
+import { queryWords } from '../src/emit/search-query-words.js';
 import { searchIndex, type SearchIndex } from '../src/emit/search-index.js';
 import { searchIndexed } from '../src/emit/search-query.js';
 import { discoveryListing } from '../src/emit/discovery.js';
@@ -26,10 +27,27 @@ test('terms split camelCase, snake_case, acronyms and digits, drop stop words, a
   assert.deepEqual(terms('HTTPServer v2beta'), ['http', 'server', 'v', '2', 'beta']);
   assert.deepEqual(terms('Open a new issue in the repository'), ['open', 'new', 'issu', 'repository']);
   assert.deepEqual(terms('pets of pets'), ['pet', 'pet']);
-  assert.deepEqual(queryTerms('show pull requests'), ['show', 'pull', 'request', '~many'], 'a plural asks for many');
-  assert.deepEqual(queryTerms('get a pet'), ['get', 'pet']);
-  assert.deepEqual(terms('subaccount subFolders'), ['subaccount', 'account', 'sub', 'folder'], 'a sub- word also stands for the word it is part of');
-  assert.ok(queryIntents(queryTerms('get rid of the old branch')).has('delete'), 'get rid of asks to delete');
+  assert.deepEqual(queryWords('show pull requests').terms, ['show', 'pull', 'request', '~many'], 'a plural asks for many');
+  assert.deepEqual(queryWords('get a pet').terms, ['get', 'pet']);
+  assert.deepEqual(terms('subaccount subFolders'), ['subaccount', 'account', 'child', 'sub', 'folder'], 'a sub- word also stands for the word it is part of, and for a child');
+  assert.ok(queryWords('get rid of the old branch').intents.has('delete'), 'get rid of asks to delete');
+});
+
+test('a request is read as a person means it: contractions, phrasal verbs, negations, questions, past participles, possessors', () => {
+  const read = (query: string): { terms: readonly string[]; intents: string[]; possessors: string[] } => {
+    const words = queryWords(query);
+    return { terms: words.terms, intents: [...words.intents].filter((k) => ['create', 'read', 'list', 'update', 'delete'].includes(k)).sort(), possessors: [...words.possessors] };
+  };
+  assert.deepEqual(read("what's inside the folder?"), { terms: ['insid', 'folder'], intents: ['list', 'read'], possessors: [] }, "what's is what is, and a question asks for a read or a list");
+  assert.deepEqual(read('tear down the legacy service').intents, ['delete'], 'tear down is delete');
+  assert.deepEqual(read('log Bob out everywhere').terms, ['logout', 'bob', 'everywher'], 'the particle may come a word later');
+  assert.deepEqual(read('scale the service up').terms, ['scal', 'servic'], 'a particle no verb takes is no term');
+  assert.deepEqual(read('save a draft without sending it').terms, ['sav', 'draft'], 'the word after a negation is not wanted');
+  assert.deepEqual(read("I don't want notifications about this task").terms, ['task'], "don't is do not");
+  assert.deepEqual(read('which files were changed').intents, ['list', 'read'], 'a past participle asks for no kind');
+  assert.deepEqual(read('change the file').intents, ['update']);
+  assert.deepEqual(read("show an owner's pets").possessors, ['owner'], 'a possessor qualifies the thing asked for');
+  assert.deepEqual(read("it's the owner").possessors, [], "it's is it is");
 });
 
 test("an operation's kind comes from its summary's verb, else from its method and path; a query's from its verbs", () => {
@@ -41,19 +59,21 @@ test("an operation's kind comes from its summary's verb, else from its method an
   assert.deepEqual(operationIntents('post', '/pets/{id}', ''), ['update']);
   assert.deepEqual(operationIntents('post', '/pets', ''), ['create']);
   assert.deepEqual(operationIntents('delete', '/pets/{id}', ''), ['delete']);
-  const kinds = (query: string): string[] => [...queryIntents(queryTerms(query))].filter((k) => ['create', 'read', 'list', 'update', 'delete'].includes(k)).sort();
+  assert.deepEqual(operationIntents('post', '/me/microsoft.graph.sendMail', 'Invoke action sendMail'), ['send'], 'an OData action is its own verb, an action whatever its method');
+  assert.deepEqual(operationIntents('post', '/repos/{o}/{r}/merges', 'Merge a branch'), ['merg'], 'an action verb is the kind');
+  const kinds = (query: string): string[] => [...queryWords(query).intents].filter((k) => ['create', 'read', 'list', 'update', 'delete'].includes(k)).sort();
   assert.deepEqual(kinds('edit an existing invoice'), ['update']);
   assert.deepEqual(kinds('get a pet'), ['read']);
   assert.deepEqual(kinds('get the attachments of an email'), ['list', 'read'], 'reading things is listing them');
   assert.deepEqual(kinds('release a phone number'), ['delete']);
   assert.deepEqual(kinds('pets'), []);
-  assert.ok(queryIntents(queryTerms('star a repo')).has('star'));
+  assert.ok(queryWords('star a repo').intents.has('star'));
 });
 
 test('the index holds every selected operation, its listing, and integer weights per term', async () => {
   const api = await prepare(EXAMPLE_SPEC);
   const plan = planNames(api.model);
-  const index = JSON.parse(searchIndex(plan, api.model.operations)) as SearchIndex;
+  const index = JSON.parse(searchIndex(plan, api.model.operations, api.model)) as SearchIndex;
   assert.deepEqual(index.operations.map((o) => o[0]), ['list_pets', 'create_pet', 'get_pet', 'update_pet', 'delete_pet', 'list_owners', 'list_owner_pets']);
   assert.deepEqual(index.operations[1]?.slice(0, 7), ['create_pet', 'Create a pet', 'POST', '/pets', ['pets'], 'Create a pet', 'CreatePet']);
   for (const [term, postings] of Object.entries(index.terms)) {
@@ -127,4 +147,25 @@ test('with a limit, an operation its name lifts above a better-scoring one still
   assert.deepEqual(searchIndexed(index, 'pet', 1), [1]);
   assert.deepEqual(searchIndexed(index, 'pet', 2), [1, 0]);
   assert.deepEqual(searchIndexed(index, 'pet', 3), [1, 0, 2]);
+});
+
+test('the index reads RPC paths, request bodies and the words every path shares', async () => {
+  const dir = scratchDir('search-index');
+  const spec = join(dir, 'rpc.json');
+  const body = (properties: Record<string, unknown>): unknown => ({ content: { 'application/json': { schema: { type: 'object', properties } } } });
+  const op = (operationId: string, requestBody?: unknown): unknown => ({ operationId, ...(requestBody ? { requestBody } : {}), responses: { 200: { description: 'OK' } } });
+  await writeFile(spec, JSON.stringify({
+    openapi: '3.0.3', info: { title: 'Rpc', version: '1' },
+    paths: {
+      '/#X-Amz-Target=Cluster_20141113.DeleteService': { post: op('DeleteService') },
+      '/#X-Amz-Target=Cluster_20141113.UpdateService': { post: op('UpdateService', body({ desiredCount: { type: 'integer' }, status: { type: 'string', enum: ['draining', 'active'] } })) },
+      '/#X-Amz-Target=Cluster_20141113.StopTask': { post: op('StopTask') },
+    },
+  }));
+  const api = await prepare(spec);
+  const index = JSON.parse(searchIndex(planNames(api.model), api.model.operations, api.model)) as SearchIndex;
+  assert.deepEqual(index.operations.map((o) => o[9].slice(0, 2)), [['delet', 'servic'], ['updat', 'servic'], ['stop', 'task']], 'what an operation acts on is its path\'s last piece');
+  assert.equal(index.terms.cluster, undefined, 'a path word every operation has is not indexed');
+  assert.ok(index.terms.drain?.includes(1), "a body property's allowed values are");
+  assert.ok(index.terms.desir?.includes(1), "and its names");
 });

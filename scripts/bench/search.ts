@@ -79,7 +79,7 @@ async function benchSearch(context: BenchContext): Promise<void> {
     const selection = spec.tags ? { tags: spec.tags } : {};
     const report = reportSelection(api, selection);
     const { selected } = selectOperations(api.model, plan, selection);
-    indexes.set(key, JSON.parse(searchIndex(plan, selected)) as SearchIndex);
+    indexes.set(key, JSON.parse(searchIndex(plan, selected, api.model)) as SearchIndex);
     sizes.set(key, { operations: selected.length, bytes: report.bytes, discoveryBytes: report.discoveryBytes });
   }
   const tuned = recall(set, indexes);

@@ -1,5 +1,6 @@
 import type { GeneratedFile } from './file.js';
 import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
+import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
 import { template } from './templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from './writer.js';
 
@@ -73,10 +74,14 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
     `    [Description(${stringLiteral(tool.description)})]`,
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
-  const stopWords = [...STOP_WORDS].map((w) => stringLiteral(w)).join(', ');
-  const intents = Object.entries(INTENTS).map(([method, verbs]) => `[${stringLiteral(method)}] = [${[...new Set(verbs.map(stem))].map((v) => stringLiteral(v)).join(', ')}],`).join('\n        ');
+  const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
+  const intents = Object.entries(INTENTS).map(([kind, verbs]) => `[${stringLiteral(kind)}] = [${list(new Set(verbs.map(stem)))}],`).join('\n        ');
+  const phrasal = [...PHRASAL_TERMS].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');
   return [
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
-    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __STOP_WORDS__: stopWords, __INTENTS__: intents, __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
+    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
+    template('McpSearchQuery', 'McpSearchQuery.cs', namespace, source, clientNamespace, {
+      __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
+    }),
   ];
 }

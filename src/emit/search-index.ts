@@ -1,6 +1,7 @@
-import type { HttpMethod, Operation } from '../model/types.js';
+import type { ApiModel, HttpMethod, Operation, TypeRef } from '../model/types.js';
 import type { NamePlan } from '../names/plan.js';
-import { MANY, operationIntents, stem, terms } from './search-text.js';
+import { MANY, operationIntents, terms } from './search-text.js';
+import { SYNONYMS } from './search-synonyms.js';
 
 /**
  * The operation index a discovery-mode server searches (`McpSearchIndex.g.json`, embedded in the assembly):
@@ -18,7 +19,7 @@ export interface SearchIndex {
 }
 
 /** How much a word counts by where it stands. */
-const FIELDS = { name: 3, summary: 2, path: 1.5, operationId: 1, tags: 1, method: 0.5, description: 0.75, parameters: 0.3 } as const;
+const FIELDS = { name: 3, summary: 2, path: 1.5, operationId: 1, tags: 1, method: 0.5, description: 0.75, parameters: 0.3, body: 0.3 } as const;
 type Field = keyof typeof FIELDS;
 
 /** BM25 saturation and length normalisation. */
@@ -28,79 +29,23 @@ const B = 0.6;
 const SYNONYM_WEIGHT = 0.35;
 /** How much each path segment past the first lowers an operation's score. */
 const DEPTH_PENALTY = 0.2;
-const DESCRIPTION_CHARACTERS = 1000;
-
-/** Words an assistant uses for what an API calls otherwise; each group's words stand for one another. */
-const SYNONYM_GROUPS = [
-  'create add new make insert open post register submit',
-  'get fetch retrieve read show view display see lookup look details',
-  'list all enumerate browse show view display index every',
-  'search find query filter lookup',
-  'update edit modify change patch set alter rename replace',
-  'delete remove destroy erase drop purge trash discard',
-  'cancel abort stop terminate halt',
-  'start begin launch run trigger execute dispatch',
-  'send deliver submit dispatch',
-  'repo repository',
-  'pr pull',
-  'org organization organisation',
-  'user person people',
-  'message msg email mail',
-  'sms text message',
-  'folder directory',
-  'image picture photo img media',
-  'balance credit funds',
-  'event meeting appointment',
-  'doc document',
-  'config configuration setting preference',
-  'id identifier',
-  'upload attach attachment',
-  'download export',
-  'object file blob',
-  'tag label tagging',
-  'invoice bill',
-  'payment pay charge',
-  'customer contact client',
-  'call dial phone',
-  'comment remark',
-  'invite invitation',
-  'permission access right',
-  'token credential',
-  'webhook hook callback',
-  'notification alert',
-  'subscribe watch follow',
-  'unsubscribe unwatch unfollow',
-  'close resolve finish',
-  'me my mine authenticated current self',
-  'owe debt payable receivable outstanding',
-  'apply allocate',
-  'move transfer',
-  'left remaining',
-  'hang terminate end',
-];
-
-const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
-  const map = new Map<string, Set<string>>();
-  for (const group of SYNONYM_GROUPS) {
-    const stems = group.split(' ').map(stem);
-    for (const s of stems) {
-      const set = map.get(s) ?? new Set<string>();
-      for (const other of stems) if (other !== s) set.add(other);
-      map.set(s, set);
-    }
-  }
-  return new Map([...map].map(([k, v]) => [k, [...v]]));
-})();
+/** How much of a description is indexed: the start says what an operation does, the rest how. */
+const DESCRIPTION_CHARACTERS = 2000;
+/** Path words in more than this share of the operations say nothing (/2010-04-01/Accounts/{AccountSid}/…, X-Amz-Target=…ContainerService…). */
+const COMMON_PATH_SHARE = 0.8;
 
 /** What the method itself says an operation does. */
 const METHOD_WORDS: Record<HttpMethod, string> = {
-  get: 'get', head: 'get', options: 'options', trace: 'trace', post: 'create', put: 'update replace', patch: 'update', delete: 'delete',
+  get: 'get', head: 'get check exist', options: 'options', trace: 'trace', post: 'create', put: 'update replace', patch: 'update', delete: 'delete',
 };
 
 /** The index of the selected operations, as compact JSON. */
-export function searchIndex(plan: NamePlan, operations: readonly Operation[]): string {
+export function searchIndex(plan: NamePlan, operations: readonly Operation[], model: ApiModel): string {
   const listed = operations.filter((op) => plan.operations.has(op.id));
-  const fields = listed.map((op) => fieldTerms(op, plan));
+  const fields = listed.map((op) => fieldTerms(op, plan, model));
+  const pathCounts = new Map<string, number>();
+  for (const doc of fields) for (const t of new Set(doc.path)) pathCounts.set(t, (pathCounts.get(t) ?? 0) + 1);
+  for (const doc of fields) doc.path = doc.path.filter((t) => (pathCounts.get(t) ?? 0) <= COMMON_PATH_SHARE * fields.length);
   const averages = Object.fromEntries((Object.keys(FIELDS) as Field[]).map((f) => [f, Math.max(1, fields.reduce((sum, d) => sum + d[f].length, 0) / Math.max(1, fields.length))])) as Record<Field, number>;
   // term → operation → weighted, length-normalised frequency (BM25F's pseudo term frequency)
   const frequencies = new Map<string, Map<number, number>>();
@@ -140,7 +85,7 @@ function add(frequencies: Map<string, Map<number, number>>, term: string, doc: n
   frequencies.set(term, postings);
 }
 
-function fieldTerms(op: Operation, plan: NamePlan): Record<Field, string[]> {
+function fieldTerms(op: Operation, plan: NamePlan, model: ApiModel): Record<Field, string[]> {
   const names = plan.operations.get(op.id);
   const staticPath = op.path.replace(/\{[^}]*\}/g, ' ');
   const pathParameters = [...op.path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1] ?? '');
@@ -153,6 +98,7 @@ function fieldTerms(op: Operation, plan: NamePlan): Record<Field, string[]> {
     method: [...terms(METHOD_WORDS[op.method]), ...(op.method === 'get' && !/\}$/.test(op.requestPath) ? [MANY] : [])],
     description: terms((op.description ?? '').slice(0, DESCRIPTION_CHARACTERS)),
     parameters: terms([...new Set([...pathParameters, ...op.parameters.map((p) => p.name)])].join(' ')),
+    body: terms(bodyWords(model, op.body?.type)),
   };
 }
 
@@ -172,7 +118,29 @@ function nameWords(toolName: string): string[][] {
  * fork), with their synonyms: a query that names none of them asks for something else.
  */
 function resourceTerms(op: Operation): string[] {
-  const segment = op.path.split('/').filter((s) => s !== '' && !/^\{[^}]*\}$/.test(s)).at(-1) ?? '';
-  const own = terms(segment.replace(/\{[^}]*\}/g, ' '));
+  const own = terms(pathPieces(op.path).at(-1) ?? '');
   return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
+}
+
+/**
+ * The word-bearing pieces of a path, in order: its segments, and the parts of each around `#`, `?`, `=`, `.` and
+ * `:` (`/#X-Amz-Target=Service.DeleteCluster`, `/messages/{id}/microsoft.graph.move`, `/Calls/{Sid}.json`), without
+ * parameters, file extensions and versions.
+ */
+function pathPieces(path: string): string[] {
+  return path.split(/[/#?=.:]/)
+    .map((piece) => piece.replace(/\{[^}]*\}/g, ' ').trim())
+    .filter((piece) => /\p{L}/u.test(piece) && !/^(json|xml|yaml|txt)$/i.test(piece) && !/^v\d+$/i.test(piece));
+}
+
+/**
+ * The names and allowed values of a request body's properties (Twilio's `Status` of a call: `canceled`,
+ * `completed`; Graph's `isRead`): what an update can change, which its summary seldom says.
+ */
+function bodyWords(model: ApiModel, type: TypeRef | undefined): string {
+  const inner = type?.kind === 'array' ? type.items : type;
+  if (inner?.kind !== 'object') return '';
+  return (model.types.get(inner.id)?.properties ?? [])
+    .map((p) => [p.jsonName, ...(p.type.constraints?.enum ?? []).filter((v): v is string => typeof v === 'string')].join(' '))
+    .join(' ');
 }

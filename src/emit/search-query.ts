@@ -1,5 +1,6 @@
 import type { SearchIndex } from './search-index.js';
-import { INTENT_BOOST, NAME_COVERAGE, queryIntents, queryTerms, RESOURCE_MISS } from './search-text.js';
+import { INTENT_BOOST, NAME_COVERAGE, RESOURCE_MISS } from './search-text.js';
+import { queryWords } from './search-query-words.js';
 
 /**
  * A query against the index, as the generated server's McpSearch.cs runs it: the weights of the query's
@@ -11,9 +12,8 @@ import { INTENT_BOOST, NAME_COVERAGE, queryIntents, queryTerms, RESOURCE_MISS } 
  */
 export function searchIndexed(index: SearchIndex, query: string, limit: number, tag?: string): number[] {
   const sums = new Map<number, number>();
-  const all = queryTerms(query);
+  const { terms: all, intents, possessors } = queryWords(query);
   const distinct = new Set(all);
-  const intents = queryIntents(all);
   for (const term of distinct) {
     const postings = index.terms[term];
     if (!postings) continue;
@@ -27,7 +27,7 @@ export function searchIndexed(index: SearchIndex, query: string, limit: number, 
   for (const [doc, sum] of sums) {
     const op = index.operations[doc];
     if (!op || (wanted !== undefined && !op[4].some((t) => t.toLowerCase() === wanted))) continue;
-    const named = op[9].length === 0 || op[9].some((t) => distinct.has(t));
+    const named = op[9].length === 0 || op[9].some((t) => distinct.has(t) && !possessors.has(t));
     scored.push([doc, sum * op[7] * (op[8].some((k) => intents.has(k)) ? INTENT_BOOST : 1) * (named ? 1 : RESOURCE_MISS)]);
   }
   // The name raises a score at most 1 + NAME_COVERAGE times: an operation below the limit-th best by that much

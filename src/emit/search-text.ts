@@ -4,6 +4,8 @@
  * the generator made from the same word in a summary, path or name.
  */
 
+import { ACTION_WORDS } from '../names/tool-names.js';
+
 /** Word boundaries inside a token: camelCase, HTTPServer, v2beta. */
 const CASE_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
 const SEPARATOR = /[^\p{L}\p{N}]+/u;
@@ -14,7 +16,14 @@ export const STOP_WORDS = new Set([
   'this', 'that', 'these', 'those', 'it', 'its', 'i', 'we', 'you', 'your', 'our', 'please', 'can', 'could', 'would',
   'how', 'do', 'does', 'what', 'which', 'want', 'need', 'some', 'any', 'into', 'about', 'using', 'via', 'given',
   'specific', 'particular', 'there', 'so', 'if', 'then', 'than', 'will', 'should', 'has', 'have', 'was', 'were',
+  // Particles a phrasal verb did not take (scale up, sort out) and words a negation spends itself on.
+  'up', 'down', 'out', 'off', 'back', 'over', 'away', 'longer', 'more', 'anymore', 'am', 'who', 'whose', 'where', 'when', 'why', 'he', 'she', 'here',
 ]);
+
+/** Whether a word reads as a past participle (created, merged): it says what a thing is, not what to do with it. */
+export function isPast(word: string): boolean {
+  return word.length >= 5 && word.endsWith('ed') && !word.endsWith('eed');
+}
 
 /**
  * A light English stemmer: plurals folded, -ing and -ed removed, -tion to -t, a final e dropped, so that create,
@@ -46,27 +55,33 @@ function undouble(w: string): string {
 /** The term of operations that answer with many things (a GET of a collection), and of queries that ask for many. */
 export const MANY = '~many';
 
-/** The search terms of a text, in order, repeats kept: split, lower-cased, stop words out, stemmed. */
+/** The search terms of a text, in order, repeats kept: contractions expanded, split, lower-cased, stop words out, stemmed. */
 export function terms(text: string): string[] {
-  return words(text).map(stem);
+  return words(expandContractions(text)).map(stem);
 }
 
-/** The terms of a query: its words' terms, and {@link MANY} when one of them is a plural (show pull requests). */
-export function queryTerms(query: string): string[] {
-  const all = words(query);
-  const result = all.map(stem);
-  if (all.some((w) => w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w))) result.push(MANY);
-  return result;
+/** `don't` → do not, `what's` → what, `an owner's` → an owner, `can't` → can not. */
+export function expandContractions(text: string): string {
+  return text
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\b(can|won)'t\b/gi, (_, verb: string) => (verb.toLowerCase() === 'can' ? 'can not' : 'will not'))
+    .replace(/n't\b/gi, ' not')
+    .replace(/'(s|re|ve|ll|d|m)\b/gi, '');
 }
 
 function words(text: string): string[] {
+  return allWords(text).filter((w) => !STOP_WORDS.has(w));
+}
+
+/** The words of a text in order, lower-cased, stop words kept; a sub- word is followed by the word it is a part of and by child (subfolder: folder, child, as Graph's childFolders). */
+export function allWords(text: string): string[] {
   const result: string[] = [];
   for (const token of text.split(SEPARATOR)) {
     for (const part of token.split(CASE_BOUNDARY)) {
       const word = part.toLowerCase();
-      if (word !== '' && !STOP_WORDS.has(word)) result.push(word);
-      // subaccount, subfolders: also the word they are a part of.
-      if (word.length >= 7 && word.startsWith('sub')) result.push(word.slice(3));
+      if (word === '') continue;
+      result.push(word);
+      if (word.length >= 7 && word.startsWith('sub')) result.push(word.slice(3), 'child');
     }
   }
   return result;
@@ -81,9 +96,9 @@ function words(text: string): string[] {
  */
 export const INTENTS: Readonly<Record<string, readonly string[]>> = {
   create: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'record', 'store', 'save', 'put', 'invite', 'raise', 'place', 'issue', 'book', 'enter', 'attach'],
-  read: ['get', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'look', 'see', 'download', 'check', 'open', 'who', 'what', 'which', 'detail', 'inspect', 'describe'],
-  list: ['list', 'show', 'view', 'display', 'browse', 'enumerate', 'find', 'search', 'what', 'which', 'all', 'every'],
-  update: ['update', 'edit', 'modify', 'change', 'set', 'alter', 'rename', 'replace', 'mark', 'move', 'close', 'assign', 'archive', 'enable', 'disable', 'suspend', 'void', 'mute', 'configure', 'turn', 'put', 'apply', 'correct', 'fix', 'upload'],
+  read: ['get', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'look', 'see', 'download', 'check', 'open', 'detail', 'inspect', 'describe'],
+  list: ['list', 'show', 'view', 'display', 'browse', 'enumerate', 'find', 'search', 'all', 'every'],
+  update: ['update', 'edit', 'modify', 'change', 'set', 'alter', 'rename', 'replace', 'mark', 'move', 'close', 'assign', 'archive', 'enable', 'disable', 'suspend', 'void', 'mute', 'configure', 'turn', 'put', 'apply', 'correct', 'fix', 'upload', 'scale', 'resize', 'increase', 'decrease', 'bump', 'lower', 'reduce', 'extend', 'adjust', 'toggle', 'upgrade', 'downgrade', 'reschedule', 'postpone'],
   delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke', 'rid'],
 };
 export const INTENT_BOOST = 2;
@@ -112,18 +127,17 @@ const SUMMARY_VERBS: Readonly<Record<string, string>> = {
  */
 export function operationIntents(method: string, requestPath: string, summary: string, operationId = ''): string[] {
   const one = /\}$/.test(requestPath);
-  const first = words(summary)[0] ?? words(operationId)[0] ?? '';
+  const first = summaryVerb(summary) ?? words(operationId)[0] ?? '';
   let kind = SUMMARY_VERBS[first];
   if (kind === 'read' && !one && method === 'get') kind = 'list';
+  // An action (Merge a branch, Send mail) is that action, whatever its method.
+  if (kind === undefined && ACTION_WORDS.has(first)) return [stem(first)];
   kind ??= ({ get: one ? 'read' : 'list', head: 'read', post: one ? 'update' : 'create', put: one ? 'update' : 'create', patch: 'update', delete: 'delete' } as Record<string, string>)[method];
   return [...new Set([kind ?? 'other', ...(first.length > 2 ? [stem(first)] : [])])];
 }
 
-/** The kinds a query's words ask for, and the query's terms themselves (a summary's own verb). */
-export function queryIntents(queryTermList: readonly string[]): Set<string> {
-  const wanted = new Set<string>(queryTermList);
-  for (const [kind, verbs] of Object.entries(INTENTS)) if (verbs.some((v) => queryTermList.includes(stem(v)))) wanted.add(kind);
-  // Reading things (get the attachments) is listing them.
-  if (wanted.has('read') && queryTermList.includes(MANY)) wanted.add('list');
-  return wanted;
+/** A summary's first word; for `Invoke action sendMail` (OData actions and functions), the action's. */
+function summaryVerb(summary: string): string | undefined {
+  const list = words(summary);
+  return list[0] === 'invoke' && (list[1] === 'action' || list[1] === 'function') ? list[2] : list[0];
 }

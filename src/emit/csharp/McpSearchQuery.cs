@@ -1,0 +1,175 @@
+#nullable enable
+
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.RegularExpressions;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// How the search reads a request, by the rules the generator indexed the operations with: contractions expanded,
+/// words split at camelCase, snake_case and digits, a phrasal verb read as the verb it means ("tear down"), the
+/// word after a negation left out, stop words dropped, stemmed; the kinds of operation the request's verbs (not its
+/// past participles) ask for, a question asking for a read or a list; and its possessors ("an owner's pets").
+/// </summary>
+internal sealed partial class McpSearch
+{
+    private const string Many = "~many";
+
+    /// <summary>Query terms that ask for a kind of operation; an operation of that kind scores <see cref="IntentBoost"/> times as much.</summary>
+    private static readonly Dictionary<string, string[]> Intents = new(StringComparer.Ordinal)
+    {
+        __INTENTS__
+    };
+
+    private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
+    {
+        __STOP_WORDS__
+    };
+
+    /// <summary>A verb's term and its particle (up to three words later) → the verb they mean together.</summary>
+    private static readonly Dictionary<string, string> PhrasalVerbs = new(StringComparer.Ordinal)
+    {
+        __PHRASAL_VERBS__
+    };
+
+    private static readonly HashSet<string> Particles = PhrasalVerbs.Keys.Select(k => k[(k.IndexOf(' ') + 1)..]).ToHashSet(StringComparer.Ordinal);
+
+    /// <summary>Words after which the next word is not wanted.</summary>
+    private static readonly HashSet<string> Negations = new(StringComparer.Ordinal) { __NEGATIONS__ };
+
+    /// <summary>Words that, opening a request, make it a question.</summary>
+    private static readonly HashSet<string> QuestionWords = new(StringComparer.Ordinal) { __QUESTION_WORDS__ };
+
+    /// <summary>
+    /// A request's terms (repeats kept, and the plural term), the kinds of operation it asks for, and the terms of
+    /// its possessors ("an owner's pets": owner), which qualify what is asked for rather than name it.
+    /// </summary>
+    public static (List<string> Terms, HashSet<string> Intents, HashSet<string> Possessors) ReadQuery(string query)
+    {
+        var text = query.Replace('\u2018', '\'').Replace('\u2019', '\'');
+        var possessors = new HashSet<string>(StringComparer.Ordinal);
+        foreach (Match match in Possessive().Matches(text))
+        {
+            var word = match.Groups[1].Value.ToLowerInvariant();
+            if (!StopWords.Contains(word)) possessors.Add(Stem(word));
+        }
+        var list = AllWords(ExpandContractions(text)).Select(w => (Word: w, Past: IsPast(w))).ToList();
+        JoinPhrasalVerbs(list);
+        var kept = new List<(string Word, bool Past)>();
+        var negated = false;
+        foreach (var entry in list)
+        {
+            if (Negations.Contains(entry.Word)) negated = true;
+            else if (StopWords.Contains(entry.Word)) continue;
+            else if (negated) negated = false;
+            else kept.Add(entry);
+        }
+        var terms = kept.Select(k => Stem(k.Word)).ToList();
+        if (kept.Any(k => IsPlural(k.Word))) terms.Add(Many);
+        var verbs = kept.Where(k => !k.Past).Select(k => Stem(k.Word)).ToList();
+        var intents = verbs.ToHashSet(StringComparer.Ordinal);
+        foreach (var (kind, asking) in Intents)
+        {
+            if (asking.Any(verbs.Contains)) intents.Add(kind);
+        }
+        if (list.Count > 0 && QuestionWords.Contains(list[0].Word))
+        {
+            intents.Add("read");
+            intents.Add("list");
+        }
+        // Reading things (get the attachments) is listing them.
+        if (intents.Contains("read") && terms.Contains(Many)) intents.Add("list");
+        return (terms, intents, possessors);
+    }
+
+    private static void JoinPhrasalVerbs(List<(string Word, bool Past)> list)
+    {
+        for (var i = 0; i < list.Count; i++)
+        {
+            for (var j = i + 1; j < Math.Min(list.Count, i + 4); j++)
+            {
+                if (!Particles.Contains(list[j].Word)) continue;
+                if (PhrasalVerbs.TryGetValue($"{Stem(list[i].Word)} {list[j].Word}", out var verb))
+                {
+                    list[i] = (verb, list[i].Past);
+                    list.RemoveAt(j);
+                }
+                break;
+            }
+        }
+    }
+
+    [GeneratedRegex(@"([\p{L}\p{N}]+)'s\b", RegexOptions.IgnoreCase)]
+    private static partial Regex Possessive();
+
+    [GeneratedRegex(@"\b(can|won)'t\b", RegexOptions.IgnoreCase)]
+    private static partial Regex NegatedModal();
+
+    [GeneratedRegex(@"n't\b", RegexOptions.IgnoreCase)]
+    private static partial Regex NegatedVerb();
+
+    [GeneratedRegex(@"'(s|re|ve|ll|d|m)\b", RegexOptions.IgnoreCase)]
+    private static partial Regex Contraction();
+
+    /// <summary><c>don't</c> → do not, <c>what's</c> → what, <c>an owner's</c> → an owner, <c>can't</c> → can not.</summary>
+    public static string ExpandContractions(string query)
+    {
+        var text = query.Replace('\u2018', '\'').Replace('\u2019', '\'');
+        text = NegatedModal().Replace(text, m => string.Equals(m.Groups[1].Value, "can", StringComparison.OrdinalIgnoreCase) ? "can not" : "will not");
+        text = NegatedVerb().Replace(text, " not");
+        return Contraction().Replace(text, "");
+    }
+
+    [GeneratedRegex(@"[^\p{L}\p{N}]+")]
+    private static partial Regex Separator();
+
+    [GeneratedRegex(@"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})")]
+    private static partial Regex CaseBoundary();
+
+    /// <summary>The words of a text, lower-cased, stop words kept; a sub- word is followed by its part and by child.</summary>
+    private static List<string> AllWords(string text)
+    {
+        var words = new List<string>();
+        foreach (var token in Separator().Split(text))
+        {
+            foreach (var part in CaseBoundary().Split(token))
+            {
+                var word = part.ToLowerInvariant();
+                if (word.Length == 0) continue;
+                words.Add(word);
+                if (word.Length >= 7 && word.StartsWith("sub", StringComparison.Ordinal))
+                {
+                    words.Add(word[3..]);
+                    words.Add("child");
+                }
+            }
+        }
+        return words;
+    }
+
+    private static bool IsPast(string word) => word.Length >= 5 && word.EndsWith("ed", StringComparison.Ordinal) && !word.EndsWith("eed", StringComparison.Ordinal);
+
+    private static bool IsPlural(string word) => word.Length > 3 && word.EndsWith('s') && !word.EndsWith("ss", StringComparison.Ordinal) && !word.EndsWith("us", StringComparison.Ordinal) && !word.EndsWith("is", StringComparison.Ordinal);
+
+    /// <summary>Plurals folded, -ing and -ed removed, -tion to -t, a final e dropped: create, creates, created, creating, creation → creat.</summary>
+    public static string Stem(string word)
+    {
+        var w = word;
+        if (w.Length <= 3) return w;
+        if (w.EndsWith("ies", StringComparison.Ordinal) && w.Length > 4) w = w[..^3] + "y";
+        else if (w.EndsWith("sses", StringComparison.Ordinal)) w = w[..^2];
+        else if (w.EndsWith("es", StringComparison.Ordinal)) w = w[..^2];
+        else if (w.EndsWith('s') && !w.EndsWith("ss", StringComparison.Ordinal) && !w.EndsWith("us", StringComparison.Ordinal) && !w.EndsWith("is", StringComparison.Ordinal)) w = w[..^1];
+        if (w.Length >= 7 && w.EndsWith("tion", StringComparison.Ordinal)) w = w[..^3];
+        else if (w.Length >= 6 && w.EndsWith("ing", StringComparison.Ordinal) && HasVowel(w[..^3])) w = Undouble(w[..^3]);
+        else if (w.Length >= 5 && w.EndsWith("ed", StringComparison.Ordinal) && !w.EndsWith("eed", StringComparison.Ordinal) && HasVowel(w[..^2])) w = Undouble(w[..^2]);
+        if (w.Length >= 4 && w.EndsWith('e')) w = w[..^1];
+        return w;
+    }
+
+    private static bool HasVowel(string text) => text.AsSpan().IndexOfAny("aeiouy") >= 0;
+
+    private static string Undouble(string w) => w.Length >= 4 && w[^1] == w[^2] && "bcdfgkmnprt".Contains(w[^1]) ? w[..^1] : w;
+}

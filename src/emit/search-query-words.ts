@@ -1,0 +1,92 @@
+/**
+ * How the operation search reads a request: which words it looks up and which kinds of operation (create, read,
+ * list, update, delete, or a summary's own verb) it asks for. The generated server's McpSearch.cs reads queries by
+ * the same rules and tables (kept in step by the discovery end-to-end test).
+ */
+import { allWords, expandContractions, INTENTS, isPast, MANY, stem, STOP_WORDS } from './search-text.js';
+
+/**
+ * Verbs whose particle changes what they mean ("tear down" a service, "log Bob out"): the particle may come up
+ * to three words later, and the pair reads as the one verb given. Keyed by the verb's term and the particle.
+ */
+export const PHRASAL_VERBS: Readonly<Record<string, string>> = {
+  'set up': 'create', 'spin up': 'create', 'sign up': 'register', 'start up': 'start', 'boot up': 'start', 'fire up': 'start', 'fire off': 'run', 'kick off': 'start',
+  'tear down': 'delete', 'take down': 'delete', 'shut down': 'stop', 'wind down': 'stop',
+  'shut off': 'disable', 'turn off': 'disable', 'switch off': 'disable', 'turn on': 'enable', 'switch on': 'enable',
+  'kick out': 'remove', 'throw out': 'delete', 'throw away': 'delete', 'clean up': 'delete', 'clear out': 'delete', 'wipe out': 'delete',
+  'log in': 'login', 'sign in': 'login', 'log out': 'logout', 'sign out': 'logout',
+  'bring back': 'restore', 'put back': 'restore', 'roll back': 'rollback',
+  'look up': 'get', 'find out': 'get', 'hang up': 'end', 'wrap up': 'end', 'hook up': 'connect', 'hand over': 'transfer', 'back up': 'backup', 'strip off': 'remove', 'take off': 'remove', 'opt out': 'unsubscribe',
+};
+const PARTICLES = new Set(Object.keys(PHRASAL_VERBS).map((pair) => pair.split(' ')[1] ?? ''));
+/** The same table keyed by the verb's term: `tear down`, `tearing down` and `tore down`'s regular forms meet. */
+export const PHRASAL_TERMS: ReadonlyMap<string, string> = new Map(Object.entries(PHRASAL_VERBS).map(([pair, verb]) => {
+  const [head = '', particle = ''] = pair.split(' ');
+  return [`${stem(head)} ${particle}`, verb];
+}));
+
+/** Words after which the next word is not wanted ("without sending it", "don't notify"). */
+export const NEGATIONS = new Set(['not', 'without', 'never', 'no']);
+
+/** Words that, opening a request, make it a question, which a read or a list answers. */
+export const QUESTION_WORDS = new Set(['what', 'which', 'who', 'whose', 'where', 'when', 'how', 'is', 'are', 'does', 'do', 'did', 'has', 'have', 'was', 'were']);
+
+export interface QueryWords {
+  /** The terms looked up, repeats kept, and {@link MANY} when a word is a plural. */
+  readonly terms: readonly string[];
+  /** The kinds of operation asked for, and the terms of the request's verbs (a summary's own verb is a kind). */
+  readonly intents: ReadonlySet<string>;
+  /** The terms of possessors ("an owner's pets": owner), which qualify what is asked for rather than name it. */
+  readonly possessors: ReadonlySet<string>;
+}
+
+/**
+ * A request's terms and the kinds it asks for. Contractions are expanded; a phrasal verb becomes its verb; the
+ * word after a negation is left out; a word that reads as a past participle (the merged branch) is looked up but
+ * asks for no kind; a request that opens with a question word asks for a read or a list; a possessor is noted.
+ */
+export function queryWords(query: string): QueryWords {
+  const text = query.replace(/[\u2018\u2019]/g, "'");
+  const possessors = new Set<string>();
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)'s\b/giu)) {
+    const word = (match[1] ?? '').toLowerCase();
+    if (!STOP_WORDS.has(word)) possessors.add(stem(word));
+  }
+  const list = allWords(expandContractions(text)).map((word) => ({ word, past: isPast(word) }));
+  joinPhrasalVerbs(list);
+  const kept: { word: string; past: boolean }[] = [];
+  let negated = false;
+  for (const entry of list) {
+    if (NEGATIONS.has(entry.word)) negated = true;
+    else if (STOP_WORDS.has(entry.word)) continue;
+    else if (negated) negated = false;
+    else kept.push(entry);
+  }
+  const terms = kept.map((k) => stem(k.word));
+  if (kept.some(({ word: w }) => w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w))) terms.push(MANY);
+  const verbs = kept.filter((k) => !k.past).map((k) => stem(k.word));
+  const intents = new Set<string>(verbs);
+  for (const [kind, asking] of Object.entries(INTENTS)) if (asking.some((v) => verbs.includes(stem(v)))) intents.add(kind);
+  if (QUESTION_WORDS.has(list[0]?.word ?? '')) intents.add('read').add('list');
+  // Reading things (get the attachments) is listing them.
+  if (intents.has('read') && terms.includes(MANY)) intents.add('list');
+  return { terms, intents, possessors };
+}
+
+/** Replaces each phrasal verb's verb by the one it means and takes its particle out, in place. */
+function joinPhrasalVerbs(list: { word: string; past: boolean }[]): void {
+  for (let i = 0; i < list.length; i++) {
+    const head = list[i];
+    if (!head) continue;
+    for (let j = i + 1; j < Math.min(list.length, i + 4); j++) {
+      const particle = list[j]?.word ?? '';
+      if (!PARTICLES.has(particle)) continue;
+      const verb = PHRASAL_TERMS.get(`${stem(head.word)} ${particle}`);
+      if (verb !== undefined) {
+        list[i] = { word: verb, past: head.past };
+        list.splice(j, 1);
+      }
+      break;
+    }
+  }
+}

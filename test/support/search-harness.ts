@@ -1,0 +1,52 @@
+/**
+ * A console program around the generated server's search (McpSearch.cs and McpSearchQuery.cs, as discovery mode
+ * writes them) and the index of a real API, so that a test can put many queries to the C# search at once and
+ * compare its answers with the generator's reference ranking (src/emit/search-query.ts).
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { prepare } from '../../src/generate.js';
+import { planNames } from '../../src/names/plan.js';
+import { searchIndex } from '../../src/emit/search-index.js';
+import { emitDiscovery } from '../../src/emit/discovery.js';
+
+const PROGRAM = `using System;
+using System.Linq;
+using Harness;
+
+// Each line of standard input is "limit<TAB>query"; each line of output the names found, space-separated.
+string? line;
+while ((line = Console.In.ReadLine()) is not null)
+{
+    var tab = line.IndexOf('\\t');
+    Console.WriteLine(string.Join(" ", McpSearch.Index.Search(line[(tab + 1)..], null, int.Parse(line[..tab])).Select(o => o.Name)));
+}
+`;
+
+/** Writes the harness project into `dir` for the spec at `specPath` (gzipped JSON); returns the index it embeds. */
+export async function writeSearchHarness(dir: string, specPath: string, framework: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const spec = join(dir, 'spec.json');
+  await writeFile(spec, gunzipSync(await readFile(specPath)));
+  const api = await prepare(spec);
+  const index = searchIndex(planNames(api.model), api.model.operations, api.model);
+  await writeFile(join(dir, 'McpSearchIndex.json'), index);
+  for (const file of emitDiscovery('Harness', 'Harness', 'the search harness')) {
+    if (file.path !== 'McpDiscovery.cs') await writeFile(join(dir, file.path), file.content);
+  }
+  await writeFile(join(dir, 'Program.cs'), PROGRAM);
+  await writeFile(join(dir, 'Harness.csproj'), `<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>${framework}</TargetFramework>
+    <Nullable>enable</Nullable>
+    <TreatWarningsAsErrors>true</TreatWarningsAsErrors>
+  </PropertyGroup>
+  <ItemGroup>
+    <EmbeddedResource Include="McpSearchIndex.json" LogicalName="McpSearchIndex.json" />
+  </ItemGroup>
+</Project>
+`);
+  return index;
+}
