@@ -53,8 +53,15 @@ test('a prefix shared by every path and version segments are left out', () => {
   assert.deepEqual(toolNames(['get', '/2010-04-01/Accounts/{AccountSid}/Calls.json'], ['get', '/healthcheck']), ['list_account_calls', 'get_healthcheck']);
 });
 
-test('POST to one thing updates it; an OData operation qualified by its namespace is an action', () => {
-  assert.deepEqual(toolNames(['post', '/Accounts/{AccountSid}/Calls/{Sid}.json'], ['post', '/Accounts/{AccountSid}/Calls.json']), ['update_account_call', 'create_account_call']);
+test('POST to one thing its summary or operationId says it updates is an update; an OData operation qualified by its namespace is an action', () => {
+  const m = model([
+    op('post', '/Accounts/{AccountSid}/Calls/{Sid}.json', { operationId: 'UpdateCall' }),
+    op('post', '/Invoices/{InvoiceID}', { summary: 'Updates a specific sales invoice' }),
+    op('post', '/events/{day}', { summary: 'Schedule an event' }),
+    op('post', '/Accounts/{AccountSid}/Calls.json', { operationId: 'CreateCall' }),
+  ]);
+  const plan = planNames(m);
+  assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.toolName), ['update_account_call', 'update_invoice', 'create_event', 'create_account_call']);
   assert.deepEqual(
     toolNames(['post', '/me/messages/{message-id}/microsoft.graph.move'], ['post', '/me/microsoft.graph.sendMail'], ['get', '/me/events/microsoft.graph.delta()'], ['get', '/me/calendar/microsoft.graph.allowedCalendarSharingRoles(User=\'{User}\')']),
     ['move_message', 'send_mail', 'delta_events', 'allowed_calendar_sharing_roles_calendar'], 'after /me, which every path shares',

@@ -107,9 +107,10 @@ export interface ToolNameParts {
 
 /**
  * The words of a tool name from method and path (SPEC 4.3): `GET /pets/{id}` → get pet,
- * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order.
+ * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order; `updates`: the operation
+ * says it updates (a POST to one thing is then update, not create).
  */
-export function toolNameParts(method: HttpMethod, path: string, prefixLength: number): ToolNameParts {
+export function toolNameParts(method: HttpMethod, path: string, prefixLength: number, updates = false): ToolNameParts {
   const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
   const tokens = tokenize(path.replace(/^\/+/, '').slice(skipped.length));
   const action = tokens.findLast((t) => t.kind === 'action');
@@ -129,8 +130,8 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
     const acted = statics[statics.length - 1];
     return { verb: target.words, parents: parents.slice(0, -1), target: acted ? (acted.item ? singular(acted.words) : acted.words) : [] };
   }
-  // POST to one thing changes it (Twilio, Xero: POST /Calls/{Sid}); to a collection, adds to it.
-  if (isItem || method === 'post') return { verb: [method === 'post' && isItem ? 'update' : VERBS[method]], parents, target: singular(target.words) };
+  // POST to one thing that its summary or operationId says updates (Twilio's UpdateCall, Xero's "Updates a…") is an update.
+  if (isItem || method === 'post') return { verb: [method === 'post' && isItem && updates ? 'update' : VERBS[method]], parents, target: singular(target.words) };
   const verb = method === 'get' && isPlural(target.words) ? 'list' : VERBS[method];
   return { verb: [verb], parents, target: target.words };
 }
@@ -153,4 +154,9 @@ export function truncateName(name: string, max: number): string {
   const cut = name.slice(0, max);
   const boundary = cut.lastIndexOf('_');
   return (boundary > max / 2 ? cut.slice(0, boundary) : cut).replace(/_+$/, '');
+}
+
+/** Whether a summary or operationId starts with a verb that updates (`Updates a contact`, `UpdateCall`). */
+export function saysUpdate(text: string | undefined): boolean {
+  return /^(updates?|modif(y|ies)|edits?|changes?|replaces?|patch(es)?|sets?)$/.test(asciiWords(text ?? '')[0] ?? '');
 }
