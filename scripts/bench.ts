@@ -14,8 +14,8 @@
  *  call     tool-call overhead: `get_pet` through the server vs a direct HTTP GET, same API, same process
  *  payload  tools/list size for GitHub, and what each tool carries, beside the peer's
  *  build    `dotnet build --no-restore` of the generated GitHub project (and the example), from clean
- *  search   discovery mode: recall@1/3/10 of the operation search over a query set of five real APIs,
- *           and tools/list bytes of each in both modes
+ *  search   discovery mode: recall@1/3/10 of the operation search over four query sets (fifteen real
+ *           APIs: one set tuned on, one held out, two written blind), and tools/list bytes in both modes
  *  scale    Microsoft Graph in both modes: init, dotnet build (time, peak memory), start to the first
  *           tools/list page, RSS, and 1,000 search_operations round trips
  *  load     HTTP transport under load: the shared.yaml `--transport http` server as two replicas
