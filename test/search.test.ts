@@ -92,6 +92,7 @@ test('the index holds every selected operation, its listing, and integer weights
   assert.equal(first("all of an owner's pets"), 'list_owner_pets');
   assert.deepEqual(searchIndexed(index, 'pets', 10, 'OWNERS').map((i) => index.operations[i]?.[0]), ['list_owner_pets', 'list_owners'], 'tags match whatever their case');
   assert.deepEqual(searchIndexed(index, 'the of a', 10), [], 'stop words alone find nothing');
+  assert.deepEqual(searchIndexed(index, 'constructor toString', 10), [], 'words that name properties of every object are words like others');
   // What an operation acts on is the last word of its path, with its synonyms.
   assert.deepEqual(index.operations[3]?.slice(8, 10), [['update', 'updat'], ['pet']]);
   assert.deepEqual(index.operations[6]?.slice(8, 10), [['list'], ['pet']]);

@@ -15,7 +15,8 @@ export function searchIndexed(index: SearchIndex, query: string, limit: number, 
   const { terms: all, intents, possessors } = queryWords(query);
   const distinct = new Set(all);
   for (const term of distinct) {
-    const postings = index.terms[term];
+    // Own properties only: a query word such as "constructor" is no posting list.
+    const postings = Object.hasOwn(index.terms, term) ? index.terms[term] : undefined;
     if (!postings) continue;
     for (let i = 0; i < postings.length; i += 2) {
       const doc = postings[i] ?? 0;
