@@ -32,7 +32,7 @@ export function discoveryTools(): DiscoveryTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', minLength: 1, description: 'What to do, in words: "create an issue".' },
+          query: { type: 'string', minLength: 1, description: 'What to do, in the API\'s words where you can (the thing and the action: "create issue", "list pull requests"); search again in other words when nothing fits.' },
           tag: { type: 'string', description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
         },
