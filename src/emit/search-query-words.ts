@@ -1,6 +1,6 @@
 /**
  * How the operation search reads a request: which words it looks up and which kinds of operation (create, read,
- * list, update, delete, or a summary's own verb) it asks for. The generated server's McpSearch.cs reads queries by
+ * list, update, delete, or a summary's own verb) it asks for. The generated server's McpSearchQuery.cs reads queries by
  * the same rules and tables (kept in step by the discovery end-to-end test).
  */
 import { allWords, expandContractions, INTENTS, isPast, MANY, stem, STOP_WORDS } from './search-text.js';

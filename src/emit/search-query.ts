@@ -6,7 +6,8 @@ import { queryWords } from './search-query-words.js';
  * A query against the index, as the generated server's McpSearch.cs runs it: the weights of the query's
  * distinct terms summed per operation, times the operation's prior, times {@link INTENT_BOOST} where its
  * kind is one the query's verbs ask for, times {@link RESOURCE_MISS} where the query names nothing of what it
- * acts on, times 1 + {@link NAME_COVERAGE} × the share of its tool name's words the query says (or a synonym);
+ * acts on (a possessor does not name it), times 1 + {@link NAME_COVERAGE} × the share of its tool name's words
+ * the query says (or a synonym);
  * only operations with the tag when one is given; best first (ties in index order). Returns operation positions
  * in the index.
  */

@@ -1,7 +1,7 @@
 /**
- * The words of a text as the operation search sees them. The generated server's McpSearch.cs applies the same
- * rules to each query (kept in step by the discovery end-to-end test), so that a query word meets the index term
- * the generator made from the same word in a summary, path or name.
+ * The words of a text as the operation search sees them. The generated server's McpSearchQuery.cs applies the
+ * same rules to each query (kept in step by the discovery end-to-end test), so that a query word meets the index
+ * term the generator made from the same word in a summary, path or name.
  */
 
 import { ACTION_WORDS } from '../names/tool-names.js';
@@ -16,8 +16,11 @@ export const STOP_WORDS = new Set([
   'this', 'that', 'these', 'those', 'it', 'its', 'i', 'we', 'you', 'your', 'our', 'please', 'can', 'could', 'would',
   'how', 'do', 'does', 'what', 'which', 'want', 'need', 'some', 'any', 'into', 'about', 'using', 'via', 'given',
   'specific', 'particular', 'there', 'so', 'if', 'then', 'than', 'will', 'should', 'has', 'have', 'was', 'were',
-  // Particles a phrasal verb did not take (scale up, sort out) and words a negation spends itself on.
-  'up', 'down', 'out', 'off', 'back', 'over', 'away', 'longer', 'more', 'anymore', 'am', 'who', 'whose', 'where', 'when', 'why', 'he', 'she', 'here',
+  'am', 'he', 'she', 'here',
+  // Question words: a question asks for a read or a list (search-query-words.ts), but the word itself names nothing.
+  'who', 'whose', 'where', 'when', 'why',
+  // Particles no phrasal verb took (scale up, sort out), and words a negation would otherwise spend itself on (no longer).
+  'up', 'down', 'out', 'off', 'back', 'over', 'away', 'longer', 'more', 'anymore',
 ]);
 
 /** Whether a word reads as a past participle (created, merged): it says what a thing is, not what to do with it. */
