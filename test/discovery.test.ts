@@ -169,6 +169,9 @@ describe('discovery mode, structured output and paged tools/list', () => {
     }
     const bad = await call(discovery, 'search_operations', { query: 'pets', limit: 51 });
     assert.equal(text(bad), "Error: invalid arguments for search_operations: 'limit' must be at least 1 and at most 50 (not 51)");
+    const long = await call(discovery, 'search_operations', { query: 'set up '.repeat(200) });
+    assert.equal(long.isError, true);
+    assert.match(text(long), /^Error: invalid arguments for search_operations: 'query' must have at most 1000 characters/);
   });
 
   test('--structured-output: outputSchema on tools with a JSON answer, structuredContent that fits it, the same text as without', async () => {

@@ -11,6 +11,9 @@ export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
 /** Most results search_operations returns. */
 export const MAX_SEARCH_RESULTS = 50;
 
+/** Longest request search_operations reads: a search is a few words, and its cost grows with its length. */
+export const MAX_QUERY_LENGTH = 1000;
+
 interface DiscoveryTool {
   readonly name: string;
   readonly title: string;
@@ -32,7 +35,7 @@ export function discoveryTools(): DiscoveryTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', minLength: 1, description: 'What to do, in the API\'s words where you can (the thing and the action: "create issue", "list pull requests"); search again in other words when nothing fits.' },
+          query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What to do, in the API\'s words where you can (the thing and the action: "create issue", "list pull requests"); search again in other words when nothing fits.' },
           tag: { type: 'string', description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
         },

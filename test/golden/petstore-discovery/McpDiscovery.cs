@@ -36,7 +36,7 @@ internal static class McpDiscovery
 
     [McpServerTool(Name = "search_operations", Title = "Search operations", ReadOnly = true, Destructive = false, Idempotent = true, OpenWorld = false)]
     [Description("Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one's arguments; call_operation calls it.")]
-    [McpTools.InputSchema("""{"type":"object","properties":{"query":{"type":"string","minLength":1,"description":"What to do, in the API's words where you can (the thing and the action: \"create issue\", \"list pull requests\"); search again in other words when nothing fits."},"tag":{"type":"string","description":"Only operations with this tag."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"]}""")]
+    [McpTools.InputSchema("""{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":1000,"description":"What to do, in the API's words where you can (the thing and the action: \"create issue\", \"list pull requests\"); search again in other words when nothing fits."},"tag":{"type":"string","description":"Only operations with this tag."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"]}""")]
     public static string SearchOperations(string query, string? tag = null, int limit = 10)
     {
         var found = new JsonArray();

@@ -33,7 +33,7 @@ internal sealed partial class McpSearch
 
     private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
     {
-        "a", "an", "the", "of", "for", "in", "on", "to", "by", "with", "and", "or", "from", "at", "as", "is", "are", "be", "this", "that", "these", "those", "it", "its", "i", "we", "you", "your", "our", "please", "can", "could", "would", "how", "do", "does", "what", "which", "want", "need", "some", "any", "into", "about", "using", "via", "given", "specific", "particular", "there", "so", "if", "then", "than", "will", "should", "has", "have", "was", "were", "up", "down", "out", "off", "back", "over", "away", "longer", "more", "anymore", "am", "who", "whose", "where", "when", "why", "he", "she", "here"
+        "a", "an", "the", "of", "for", "in", "on", "to", "by", "with", "and", "or", "from", "at", "as", "is", "are", "be", "this", "that", "these", "those", "it", "its", "i", "we", "you", "your", "our", "please", "can", "could", "would", "how", "do", "does", "what", "which", "want", "need", "some", "any", "into", "about", "using", "via", "given", "specific", "particular", "there", "so", "if", "then", "than", "will", "should", "has", "have", "was", "were", "am", "he", "she", "here", "who", "whose", "where", "when", "why", "up", "down", "out", "off", "back", "over", "away", "longer", "more", "anymore"
     };
 
     /// <summary>A verb's term and its particle (up to three words later) → the verb they mean together.</summary>
