@@ -158,7 +158,7 @@ test('the index reads RPC paths, request bodies and the words every path shares'
   await writeFile(spec, JSON.stringify({
     openapi: '3.0.3', info: { title: 'Rpc', version: '1' },
     paths: {
-      '/#X-Amz-Target=Cluster_20141113.DeleteService': { post: op('DeleteService') },
+      '/#X-Amz-Target=Cluster_20141113.DeleteService': { post: { ...(op('DeleteService') as object), description: 'Removes a service for good. Its history stays.' } },
       '/#X-Amz-Target=Cluster_20141113.UpdateService': { post: op('UpdateService', body({ desiredCount: { type: 'integer' }, status: { type: 'string', enum: ['draining', 'active'] } })) },
       '/#X-Amz-Target=Cluster_20141113.StopTask': { post: op('StopTask') },
     },
@@ -169,4 +169,6 @@ test('the index reads RPC paths, request bodies and the words every path shares'
   assert.equal(index.terms.cluster, undefined, 'a path word every operation has is not indexed');
   assert.ok(index.terms.drain?.includes(1), "a body property's allowed values are");
   assert.ok(index.terms.desir?.includes(1), "and its names");
+  const weight = (term: string): number => index.terms[term]?.[1] ?? 0;
+  assert.ok(weight('good') > 1.5 * weight('history') && weight('history') > 0, 'without a summary, the first sentence of the description counts as one');
 });

@@ -91,7 +91,7 @@ function fieldTerms(op: Operation, plan: NamePlan, model: ApiModel): Record<Fiel
   const pathParameters = [...op.path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1] ?? '');
   return {
     name: terms(names?.toolName ?? ''),
-    summary: terms(op.summary ?? ''),
+    summary: terms(op.summary ?? firstSentence(op.description ?? '')),
     path: terms(staticPath),
     operationId: terms(op.operationId ?? ''),
     tags: terms(op.tags.join(' ')),
@@ -143,4 +143,9 @@ function bodyWords(model: ApiModel, type: TypeRef | undefined): string {
   return (model.types.get(inner.id)?.properties ?? [])
     .map((p) => [p.jsonName, ...(p.type.constraints?.enum ?? []).filter((v): v is string => typeof v === 'string')].join(' '))
     .join(' ');
+}
+
+/** An operation's first sentence, which says what it does where it has no summary (AWS specs). */
+function firstSentence(text: string): string {
+  return /^[\s\S]*?[.!?](?=\s|$)/.exec(text.trim())?.[0] ?? text.slice(0, 200);
 }
