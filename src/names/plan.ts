@@ -1,6 +1,6 @@
 import type { ApiModel, ObjectType, Operation, TypeOrigin } from '../model/types.js';
 import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
-import { commonPrefixLength, saysUpdate, singular, toolNameParts } from './tool-names.js';
+import { commonPrefixLength, singular, toolNameParts } from './tool-names.js';
 import { chooseToolName } from './tool-name-choice.js';
 
 /** Names of the types and members the generator itself declares. */
@@ -108,7 +108,7 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
   for (const op of list) if (op.mcp?.name) toolNames.add(op.mcp.name);
   for (const op of list) {
     const chosen = op.mcp?.name === undefined ? chooseToolName(op, prefix, toolNames) : undefined;
-    const parts = chosen?.parts ?? toolNameParts(op.method, op.requestPath, prefix, saysUpdate(op.summary) || saysUpdate(op.operationId));
+    const parts = chosen?.parts ?? toolNameParts(op, prefix);
     const toolName = op.mcp?.name ?? chosen?.name ?? '';
     const nameWords = toolName.split('_');
     let toolMethod = unique(identifier(nameWords, 'pascal', 'Call'), methods);

@@ -1,6 +1,6 @@
 import type { Operation } from '../model/types.js';
 import { asciiWords, unique, words } from './identifiers.js';
-import { MAX_TOOL_NAME_LENGTH, joinToolName, saysUpdate, toolNameParts, tokenize, truncateName, type ToolNameParts } from './tool-names.js';
+import { MAX_TOOL_NAME_LENGTH, joinToolName, toolNameParts, tokenize, truncateName, type ToolNameParts } from './tool-names.js';
 
 /**
  * An operation's tool name: from method and path (SPEC 4.3); from the operationId where the path has no
@@ -10,7 +10,7 @@ import { MAX_TOOL_NAME_LENGTH, joinToolName, saysUpdate, toolNameParts, tokenize
  * nothing tells them apart.
  */
 export function chooseToolName(op: Operation, prefixLength: number, taken: Set<string>): { name: string; parts: ToolNameParts } {
-  const parts = toolNameParts(op.method, op.requestPath, prefixLength, saysUpdate(op.summary) || saysUpdate(op.operationId));
+  const parts = toolNameParts(op, prefixLength);
   const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
   const base = hasWords(op.requestPath, prefixLength) || fromId === '' ? joinToolName(parts) : truncateName(fromId, MAX_TOOL_NAME_LENGTH);
   for (const candidate of candidates(base, op, parts, fromId)) {

@@ -1,5 +1,5 @@
 import pluralize from 'pluralize';
-import type { HttpMethod } from '../model/types.js';
+import type { HttpMethod, Operation } from '../model/types.js';
 import { asciiWords, memoised } from './identifiers.js';
 
 /** Tool names should stay this short: clients prefix them with the server name. */
@@ -107,10 +107,10 @@ export interface ToolNameParts {
 
 /**
  * The words of a tool name from method and path (SPEC 4.3): `GET /pets/{id}` → get pet,
- * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order; `updates`: the operation
- * says it updates (a POST to one thing is then update, not create).
+ * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order.
  */
-export function toolNameParts(method: HttpMethod, path: string, prefixLength: number, updates = false): ToolNameParts {
+export function toolNameParts(op: Pick<Operation, 'method' | 'requestPath' | 'summary' | 'operationId'>, prefixLength: number): ToolNameParts {
+  const { method, requestPath: path } = op;
   const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
   const tokens = tokenize(path.replace(/^\/+/, '').slice(skipped.length));
   const action = tokens.findLast((t) => t.kind === 'action');
@@ -131,7 +131,7 @@ export function toolNameParts(method: HttpMethod, path: string, prefixLength: nu
     return { verb: target.words, parents: parents.slice(0, -1), target: acted ? (acted.item ? singular(acted.words) : acted.words) : [] };
   }
   // POST to one thing that its summary or operationId says updates (Twilio's UpdateCall, Xero's "Updates a…") is an update.
-  if (isItem || method === 'post') return { verb: [method === 'post' && isItem && updates ? 'update' : VERBS[method]], parents, target: singular(target.words) };
+  if (isItem || method === 'post') return { verb: [method === 'post' && isItem && (saysUpdate(op.summary) || saysUpdate(op.operationId)) ? 'update' : VERBS[method]], parents, target: singular(target.words) };
   const verb = method === 'get' && isPlural(target.words) ? 'list' : VERBS[method];
   return { verb: [verb], parents, target: target.words };
 }
@@ -157,6 +157,6 @@ export function truncateName(name: string, max: number): string {
 }
 
 /** Whether a summary or operationId starts with a verb that updates (`Updates a contact`, `UpdateCall`). */
-export function saysUpdate(text: string | undefined): boolean {
+function saysUpdate(text: string | undefined): boolean {
   return /^(updates?|modif(y|ies)|edits?|changes?|replaces?|patch(es)?|sets?)$/.test(asciiWords(text ?? '')[0] ?? '');
 }
