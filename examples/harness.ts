@@ -80,7 +80,11 @@ export async function connect(entry: ServerEntry, env: Record<string, string>): 
 
 /** Calls a tool and returns its text answer. */
 export async function callText(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  return (await callBlocks(client, name, args))[0] ?? '';
+}
+
+/** Every text block of a tool's answer: the answer, then what the server adds beside it (response headers). */
+export async function callBlocks(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string[]> {
   const result = await client.callTool({ name, arguments: args });
-  const content = result.content as { type: string; text?: string }[];
-  return content.map((c) => c.text ?? '').join('');
+  return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '');
 }

@@ -9,7 +9,7 @@ import { mergeClientConfig } from './emit/client-config-merge.js';
 import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey, type ToolMode, type Transport } from './emit/host.js';
-import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, credentialPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
+import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
 import type { GeneratedFile } from './emit/file.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
@@ -264,7 +264,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
   const key = serverKey(serverName);
   const env = environmentVariables(serverName);
   const directory = location.projectDirectory;
-  const placeholders = Object.keys(credentialPlaceholders(serverName, api.model.securitySchemes));
+  const placeholders = Object.keys(settingPlaceholders(serverName, api.model));
   const { command, args } = launchCommand(location);
   const shellWord = (word: string): string => (/^[\w.=+-]+$/.test(word) ? word : JSON.stringify(word));
   // Each entry file as it was written, where it was written: VS Code's form differs from mcp.json's.
@@ -280,7 +280,7 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
     ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz); deploy it with its Dockerfile and kubernetes.yaml`] : []),
     ...(location.package ? [`Pack it: dotnet pack -c Release -o ${JSON.stringify(join(directory, 'nupkg'))} ${JSON.stringify(directory)}; push the package to a NuGet feed, or try it from the folder: dnx ${location.package.id}@${location.package.version} --yes --source ${shellWord(join(directory, 'nupkg'))}`] : []),
     `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
-    ...(placeholders.length > 0 ? [`Credentials: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
+    ...(placeholders.length > 0 ? [`Settings: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
     ...entryFiles.flatMap(({ label, path }) => [
       `${label}, in ${join(directory, path)}:`,

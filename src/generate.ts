@@ -163,15 +163,14 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   if (options.transport === 'http' && options.clients?.includes('claude-desktop')) throw new GeneratorError('usage', '--client claude-desktop: Claude Desktop\'s configuration file starts stdio servers only; add an HTTP server in its Connectors settings');
   const pkg = packaged ? packageInfo({ serverName: options.serverName, namespace, clientNamespace, api }) : undefined;
   const location = serverLocation(options, framework, pkg);
-  const schemes = api.model.securitySchemes;
   // The record is written first: the tools, written after it, are never older, so a fresh project's build does not regenerate.
   const files = [
     ...(options.regenerate !== false ? [emitRecord(record)] : []),
     ...host,
     ...sources.files,
-    { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, schemes) },
+    { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, api.model) },
     { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', regenerates: regenerate !== undefined }) },
-    ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, schemes)),
+    ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, api.model)),
   ];
   return { files, operations: sources.operations, skipped: sources.skipped, namespace, location };
 }

@@ -125,8 +125,8 @@ test('type names: reserved and colliding names are changed, properties never rep
 
 test('singular forms pluralize gets wrong are corrected, in tool names and item type names', () => {
   assert.deepEqual(
-    toolNames(['delete', '/repos/{owner}/{repo}/actions/caches/{id}'], ['post', '/sms'], ['post', '/workbook/charts/{id}/setData'], ['get', '/reports/{id}/metadata']),
-    ['delete_repo_action_cache', 'create_sms', 'create_workbook_chart_set_data', 'get_report_metadata'],
+    toolNames(['delete', '/repos/{owner}/{repo}/actions/caches/{id}'], ['post', '/sms'], ['post', '/workbook/charts/{id}/setData'], ['get', '/reports/{id}/metadata'], ['get', '/cookies/set'], ['delete', '/employees/{id}/leaves/{leaveId}']),
+    ['delete_repo_action_cache', 'create_sms', 'create_workbook_chart_set_data', 'get_report_metadata', 'get_cookie_set', 'delete_employee_leave'],
   );
   const list = (property: string): ObjectType => ({ id: `/components/schemas/Page/properties/${property}/items`, origin: { kind: 'items', parent: '/components/schemas/Page', property }, properties: [] });
   const m = model([], [{ id: '/components/schemas/Page', origin: { kind: 'component', name: 'Page' }, properties: [] }, list('actions_caches'), list('data'), list('children')]);

@@ -83,7 +83,7 @@ describe('a NuGet MCP server package started by dnx', () => {
     assert.equal(server.version, '1.0.0');
     const [pkg] = server.packages;
     assert.deepEqual({ ...pkg, environmentVariables: undefined }, { registryType: 'nuget', registryBaseUrl: 'https://api.nuget.org', identifier: 'Shared', version: '1.0.0', runtimeHint: 'dnx', transport: { type: 'stdio' }, environmentVariables: undefined });
-    assert.deepEqual(pkg?.environmentVariables.map((v) => `${v.name}${v.isSecret ? ' (secret)' : ''}`), ['SHARED_BASE_URL', 'SHARED_TIMEOUT_SECONDS', 'SHARED_MAX_RESULT_LENGTH', 'SHARED_HEADERS', 'SHARED_USER_KEY (secret)']);
+    assert.deepEqual(pkg?.environmentVariables.map((v) => `${v.name}${v.isSecret ? ' (secret)' : ''}`), ['SHARED_BASE_URL', 'SHARED_TIMEOUT_SECONDS', 'SHARED_MAX_RESULT_LENGTH', 'SHARED_HEADERS (secret)', 'SHARED_USER_AGENT', 'SHARED_USER_KEY (secret)']);
   });
 
   test('mcp.json starts it with dnx; from the folder, offline, the client lists and calls its tools', async (t) => {

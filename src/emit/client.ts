@@ -10,8 +10,8 @@ import { LONE_SURROGATE, bareName } from '../names/identifiers.js';
 import type { GeneratedFile } from './file.js';
 
 
-/** The client's runtime, real C# files in src/emit/csharp: results and limits, building, bodies, sending, error messages. */
-const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiErrorMessages'] as const;
+/** The client's runtime, real C# files in src/emit/csharp: results and limits, building, bodies, sending, reading answers, error messages. */
+const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiErrorMessages'] as const;
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
@@ -112,6 +112,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
   });
   if (op.success.mediaType) chain.push(`.Accept(${stringLiteral(op.success.mediaType)})`);
+  if (op.success.headers) chain.push(`.KeepHeaders(${op.success.headers.map((name) => stringLiteral(name)).join(', ')})`);
   if (op.security) chain.push(`.Security(${op.security.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})`);
   if (op.body) {
     const media = stringLiteral(op.body.mediaType);

@@ -13,10 +13,14 @@ type Entry = { command: string; args: string[]; env?: Record<string, string> } |
 /** Where an HTTP server listens when ASPNETCORE_URLS and --urls do not say (ASP.NET Core's default). */
 export const HTTP_DEFAULT_URL = 'http://localhost:5000';
 
-/** Placeholders for every credential variable, so that a user sees what to fill in. */
-export function credentialPlaceholders(serverName: string, schemes: readonly SecurityScheme[]): Record<string, string> {
+/**
+ * Placeholders for every setting the server cannot start or call without, so that a user sees what to fill in:
+ * the base URL when the spec names no absolute one, and every credential variable.
+ */
+export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const scheme of schemes) {
+  if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = '<base-url-of-the-api>';
+  for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) env[name] = `<${name.toLowerCase().replace(/_/g, '-')}>`;
   }
@@ -54,18 +58,18 @@ export function launchCommand(location: ServerLocation): { command: string; args
     : { command: 'dotnet', args: ['run', '--project', projectDirectory] };
 }
 
-function entry(serverName: string, location: ServerLocation, schemes: readonly SecurityScheme[]): Entry {
+function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Entry {
   if (location.http) {
     const header = location.http.forwardAuth;
     return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
   }
-  const env = credentialPlaceholders(serverName, schemes);
+  const env = settingPlaceholders(serverName, model);
   return { ...launchCommand(location), ...(Object.keys(env).length > 0 && { env }) };
 }
 
-/** `mcp.json`: the entry of SPEC 2.4/4.6 (`mcpServers`), with credential placeholders when the API needs them. */
-export function emitMcpConfig(serverName: string, location: ServerLocation, schemes: readonly SecurityScheme[] = []): string {
-  return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, schemes) } }, null, 2) + '\n';
+/** `mcp.json`: the entry of SPEC 2.4/4.6 (`mcpServers`), with placeholders for the settings the API needs. */
+export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): string {
+  return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, model) } }, null, 2) + '\n';
 }
 
 /** Where `init --client` writes each client's own file, relative to the project directory. */
@@ -77,9 +81,9 @@ export const CLIENT_CONFIG_FILES: Record<McpClient, string> = {
 };
 
 /** The file an MCP client reads, in that client's own format, relative to the project directory. */
-export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, schemes: readonly SecurityScheme[]): GeneratedFile {
+export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): GeneratedFile {
   const key = serverKey(serverName);
-  const value = entry(serverName, location, schemes);
+  const value = entry(serverName, location, model);
   // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
   const config = client === 'vscode' ? { servers: { [key]: 'url' in value ? value : { type: 'stdio', ...value } } } : { mcpServers: { [key]: value } };
   return { path: CLIENT_CONFIG_FILES[client], content: JSON.stringify(config, null, 2) + '\n' };
@@ -101,7 +105,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.baseUrl, model.serverUrl ? `\`${model.serverUrl}\`` : '(none: required)', 'base URL of the API'],
     [env.timeout, '30', 'timeout of each HTTP call, in seconds'],
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
-    [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value`'],
+    [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
+    [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
   ];
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
@@ -160,8 +165,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     '',
     location?.http
       ? '`mcp.json` holds the entry: the server\'s URL (the settings above go in the server\'s own environment). Where each client reads it:'
-      : model.securitySchemes.length > 0
-      ? '`mcp.json` holds the entry; replace the placeholders in its `env` with your credentials. Where each client reads it:'
+      : Object.keys(settingPlaceholders(serverName, model)).length > 0
+      ? `\`mcp.json\` holds the entry; replace the placeholders in its \`env\` with ${[model.serverUrl === undefined ? 'the API\'s base URL' : '', model.securitySchemes.length > 0 ? 'your credentials' : ''].filter(Boolean).join(' and ')}. Where each client reads it:`
       : `\`mcp.json\` holds the entry; to pass settings, add an \`"env": { "${env.baseUrl}": "…" }\` block to it. Where each client reads it:`,
     '',
     ...MCP_CLIENTS.map((client) => `- ${client}: ${CLIENT_CONFIG_LOCATIONS[client]}`),

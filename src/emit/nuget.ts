@@ -63,7 +63,9 @@ export function emitServerJson(options: HostOptions, info: PackageInfo): Generat
       : setting(env.baseUrl, `Base URL of the API (default ${info.defaultBaseUrl})`, { default: info.defaultBaseUrl }),
     setting(env.timeout, 'Timeout of each HTTP call, in seconds', { format: 'number', default: '30' }),
     setting(env.maxResultLength, 'Longest tool answer, in characters', { format: 'number', default: '100000' }),
-    setting(env.headers, 'Extra headers for every request: "Name: value; Other: value"'),
+    // Secret: where a spec declares no security scheme, this is how a token is given (Authorization: token …).
+    setting(env.headers, 'Extra headers for every request: "Name: value; Other: value"', { isSecret: true }),
+    setting(env.userAgent, 'User-Agent of every request (default: the server, its API version and the generator)'),
     ...options.securitySchemes.flatMap((scheme) => requiredVariables(credentialVariables(options.serverName, scheme))
       .map((name) => setting(name, `Credential for ${scheme.name}`, { isSecret: true }))),
   ];

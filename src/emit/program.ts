@@ -4,6 +4,7 @@ import { FIXED_NAMES } from '../names/plan.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
 import type { SecurityScheme } from '../model/types.js';
 import { serverKey, type HostOptions } from './host-options.js';
+import { packageVersion } from '../package.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -11,7 +12,7 @@ export function emitProgram(options: HostOptions): string {
   const w = new CSharpWriter();
   w.line(banner(`the server ${options.serverName}`).trimEnd()).line('#nullable enable').line();
   const http = options.transport === 'http';
-  const usings = ['System', 'System.Globalization', 'System.Net.Http', ...(http ? ['Microsoft.AspNetCore.Builder', 'Microsoft.AspNetCore.Http'] : []), 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server'];
+  const usings = ['System', 'System.Globalization', 'System.Net', 'System.Net.Http', 'System.Threading.Tasks', ...(http ? ['Microsoft.AspNetCore.Builder', 'Microsoft.AspNetCore.Http'] : []), 'Microsoft.Extensions.Configuration', 'Microsoft.Extensions.DependencyInjection', 'Microsoft.Extensions.Hosting', 'Microsoft.Extensions.Http.Resilience', 'Microsoft.Extensions.Logging', 'ModelContextProtocol.Protocol', 'ModelContextProtocol.Server', 'Polly'];
   for (const using of usings) w.line(`using ${using};`);
   w.line(`using Client = global::${options.clientNamespace};`);
   w.line(`using Tools = global::${options.namespace};`);
@@ -36,7 +37,8 @@ export function emitProgram(options: HostOptions): string {
   w.line(`var baseUrl = settings[${stringLiteral(env.baseUrl)}];`);
   w.line(`if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.${FIXED_NAMES.clientClass}.DefaultBaseUrl;`);
   w.line('// Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.');
-  w.line('if (!Uri.TryCreate(baseUrl.EndsWith(\'/\') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress) || baseAddress.Scheme is not ("http" or "https"))');
+  w.line('// A query in it (?token=…) goes with every request.');
+  w.line(`if (!Client.${FIXED_NAMES.request}.TryBaseAddress(baseUrl, out var baseAddress))`);
   w.line('{');
   w.line(`    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? ${stringLiteral(`error: no base URL for the API: set ${env.baseUrl}`)} : $${stringLiteral(`error: the base URL "{baseUrl}" is not an absolute http(s) URL: set ${env.baseUrl}`)});`);
   w.line('    return 1;');
@@ -48,6 +50,13 @@ export function emitProgram(options: HostOptions): string {
   w.line('}');
   w.line('var timeout = TimeSpan.FromSeconds(timeoutSeconds);');
   w.line(`var extraHeaders = Client.${FIXED_NAMES.request}.ParseHeaderList(settings[${stringLiteral(env.headers)}]);`);
+  w.line('foreach (var (name, value) in extraHeaders)');
+  w.line('{');
+  w.line('    // A credential given as a header (Authorization: token …) is redacted from answers like configured ones.');
+  w.line('    Client.ApiSecrets.AddHeader(name, value);');
+  w.line('}');
+  w.line(`var userAgent = settings[${stringLiteral(env.userAgent)}];`);
+  w.line(`if (string.IsNullOrWhiteSpace(userAgent)) userAgent = ${stringLiteral(userAgent(options))};`);
   w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = (int)maxResultLength;`);
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
@@ -74,18 +83,41 @@ export function emitProgram(options: HostOptions): string {
   w.line('builder.Services.AddHttpClient();');
   w.line('builder.Services.ConfigureHttpClientDefaults(http =>');
   w.line('{');
-  w.line('    // Redirects are followed by the client itself, within the API\'s origin only: credentials go nowhere else.');
-  w.line('    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { AllowAutoRedirect = false });');
+  w.line('    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler');
+  w.line('    {');
+  w.line('        // Redirects are followed by the client itself, within the API\'s origin only: credentials go nowhere else.');
+  w.line('        AllowAutoRedirect = false,');
+  w.line('        // No cookie jar: a cookie an API sets lasts one call and never reaches another caller.');
+  w.line('        UseCookies = false,');
+  w.line('        // gzip, deflate and brotli asked for and undone; byte caps count the bytes after decompression.');
+  w.line('        AutomaticDecompression = DecompressionMethods.All,');
+  w.line('    });');
   w.line('    http.ConfigureHttpClient(client =>');
   w.line('    {');
   w.line('        client.BaseAddress = baseAddress;');
   w.line('        client.Timeout = timeout;');
+  w.line('        client.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", userAgent);');
   w.line('        foreach (var (name, value) in extraHeaders)');
   w.line('        {');
+  w.line('            // A header from the settings replaces the default of that name (User-Agent).');
+  w.line('            client.DefaultRequestHeaders.Remove(name);');
   w.line('            client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);');
   w.line('        }');
   w.line('    });');
   if (credentials.length > 0) w.line('    http.AddHttpMessageHandler(credentials.CreateHandler);');
+  w.line('    // A GET, HEAD, PUT or DELETE answered 429 or 503 with a Retry-After that ends within the call\'s time is sent');
+  w.line('    // again after that wait, twice at most; POST and PATCH never are (they may have done their work).');
+  w.line('    http.AddResilienceHandler("retry-after", pipeline =>');
+  w.line('    {');
+  w.line('        var retry = new HttpRetryStrategyOptions');
+  w.line('        {');
+  w.line('            MaxRetryAttempts = 2,');
+  w.line('            ShouldRetryAfterHeader = true,');
+  w.line(`            ShouldHandle = arguments => ValueTask.FromResult(Client.${FIXED_NAMES.request}.RetryWait(arguments.Outcome.Result) is not null),`);
+  w.line('        };');
+  w.line('        retry.DisableFor(HttpMethod.Post, HttpMethod.Patch, HttpMethod.Connect);');
+  w.line('        pipeline.AddRetry(retry);');
+  w.line('    });');
   w.line('});');
   w.line();
   w.line('builder.Services');
@@ -137,6 +169,12 @@ export function emitProgram(options: HostOptions): string {
     w.close();
   }
   return w.toString();
+}
+
+/** `Petstore/1.0.0 openapi-mcp-dotnet/0.1.0`: the server and API version, then the generator (RFC 9110 product tokens). */
+function userAgent(options: HostOptions): string {
+  const token = (text: string, fallback: string): string => text.replace(/[^!#$%&'*+.^_`|~0-9A-Za-z-]+/g, '-').replace(/^-+|-+$/g, '') || fallback;
+  return `${token(options.serverName, 'mcp-server')}/${token(options.serverVersion, '1.0.0')} openapi-mcp-dotnet/${packageVersion()}`;
 }
 
 const CREDENTIAL_KINDS = { header: 'ApiKeyHeader', query: 'ApiKeyQuery', cookie: 'ApiKeyCookie' } as const;

@@ -103,12 +103,18 @@ function emitRunAsync(w: CSharpWriter): void {
   w.open('if (!result.IsSuccess)');
   w.line('return "Error: " + result.Error;');
   w.close();
+  w.open('if (CallNotes.Current.Value is { } notes)');
+  w.line('notes.Status = result.StatusCode;');
+  w.line('notes.Headers = result.Headers;');
+  w.line('notes.Mismatch = result.Mismatch;');
+  w.close();
   w.open('if (result.CutText is { } start)');
   w.line('// Too large to read whole: its start, not parsed, and where it was cut.');
   w.line('return Limit(start) + $"\\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";');
   w.close();
   w.line();
-  w.line('var json = result.Value switch');
+  w.line('// The answer as the API sent it (JSON as JSON, text as a JSON string), whatever the spec said its shape was.');
+  w.line('var json = (result.Body ?? result.Value) switch');
   w.line('{');
   w.line('    null => JsonSerializer.Serialize(new { status = result.StatusCode }),');
   w.line(`    ${FIXED_NAMES.file} file => JsonSerializer.Serialize(new`);
@@ -130,5 +136,16 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('static string Limit(string text) => text.Length <= MaxResultLength');
   w.line('    ? text');
   w.line('    : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];');
+  w.close();
+  w.line();
+  w.doc('summary', 'What a call learned beside its answer, for the host that serves it: the answer\'s status, the response headers the spec declares (and Link), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.');
+  w.open('public sealed class CallNotes');
+  w.line('public static readonly AsyncLocal<CallNotes?> Current = new();');
+  w.line();
+  w.line('public int Status { get; set; }');
+  w.line();
+  w.line('public IReadOnlyList<KeyValuePair<string, string>> Headers { get; set; } = [];');
+  w.line();
+  w.line('public string? Mismatch { get; set; }');
   w.close();
 }

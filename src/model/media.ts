@@ -56,12 +56,26 @@ export function successResponse(refs: RefResolver, schemas: SchemaTypes, raw: un
   const status = codes.filter((code) => /^2(\d\d|XX)$/i.test(code)).sort()[0] ?? (codes.includes('default') ? 'default' : undefined);
   if (status === undefined) return { kind: 'none', status: '200' };
   const { value, pointer: responseAt } = refs.follow(responses[status], `${at}/${status}`);
+  const headers = declaredHeaders(isObject(value) ? value.headers : undefined);
   const media = isObject(value) ? pickMedia(refs, value.content, responseAt) : undefined;
-  if (!media || status === '204') return { kind: 'none', status };
+  if (!media || status === '204') return { kind: 'none', status, ...headers };
   const kind: ResponseKind = media.kind === 'text' ? 'text' : media.kind === 'binary' ? 'binary' : 'json';
   const mediaType = media.mediaType;
-  if (kind === 'text') return { kind, status, type: STRING, mediaType };
-  if (kind === 'binary') return { kind, status, type: BYTES, mediaType };
+  if (kind === 'text') return { kind, status, type: STRING, mediaType, ...headers };
+  if (kind === 'binary') return { kind, status, type: BYTES, mediaType, ...headers };
   const type = media.schema === undefined ? ({ kind: 'any', nullable: true } as const) : schemas.typeOf(media.schema, media.schemaAt, { kind: 'response', operation: operationAt });
-  return { kind, status, type, mediaType };
+  return { kind, status, type, mediaType, ...headers };
+}
+
+/** Headers that describe the body itself, or that every answer has: never worth showing as the answer's own. */
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'date', 'set-cookie']);
+
+/** The header names a response declares (OpenAPI `headers`), those worth passing on, at most 20, as the spec writes them. */
+function declaredHeaders(raw: unknown): { headers?: readonly string[] } {
+  if (!isObject(raw)) return {};
+  const seen = new Set<string>();
+  const names = Object.keys(raw)
+    .filter((name) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name) && !BODY_HEADERS.has(name.toLowerCase()) && !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()))
+    .slice(0, 20);
+  return names.length > 0 ? { headers: names } : {};
 }

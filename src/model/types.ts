@@ -123,6 +123,8 @@ export interface SuccessResponse {
   readonly type?: TypeRef;
   /** The media type read (sent as `Accept`), when the response has a body. */
   readonly mediaType?: string;
+  /** Response headers the spec declares for this answer (pagination, totals, rate limits), as written. */
+  readonly headers?: readonly string[];
 }
 
 /** A way the API accepts credentials (`components.securitySchemes`). */

@@ -8,13 +8,14 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
     timeout: `${prefix}_TIMEOUT_SECONDS`,
     maxResultLength: `${prefix}_MAX_RESULT_LENGTH`,
     headers: `${prefix}_HEADERS`,
+    userAgent: `${prefix}_USER_AGENT`,
   };
 }
 

@@ -39,11 +39,11 @@ const RESERVED_TYPE_NAMES = new Set<string>([
   'HttpCompletionOption', 'HttpRequestError', 'StringContent', 'ByteArrayContent', 'FormUrlEncodedContent', 'MultipartFormDataContent',
   'MediaTypeHeaderValue', 'AuthenticationHeaderValue', 'HttpStatusCode', 'DelegatingHandler', 'HttpMessageHandler',
   'SocketsHttpHandler', 'HttpRequestOptionsKey', 'SemaphoreSlim', 'ConcurrentDictionary', 'StringComparer', 'IDictionary',
-  'Enumerable', 'IOException',
+  'Enumerable', 'IOException', 'UriBuilder', 'UriPartial', 'AsyncLocal', 'DecompressionMethods',
   // JSON
   'JsonElement', 'JsonDocument', 'JsonValueKind', 'JsonException', 'JsonSerializer', 'JsonSerializerOptions',
   'JsonSerializerDefaults', 'JsonIgnoreCondition', 'JsonNumberHandling', 'JsonPropertyName', 'JsonPropertyNameAttribute',
-  'JsonTypeInfo', 'JsonTypeInfoKind', 'DefaultJsonTypeInfoResolver',
+  'JsonTypeInfo', 'JsonTypeInfoKind', 'DefaultJsonTypeInfoResolver', 'JsonNode', 'JsonArray', 'JsonObject', 'JavaScriptEncoder',
   // attributes and MCP
   'Description', 'DescriptionAttribute', 'Obsolete', 'ObsoleteAttribute', 'AllowedValues', 'AllowedValuesAttribute', 'Range',
   'RangeAttribute', 'McpServerTool', 'McpServerToolType',
@@ -51,7 +51,7 @@ const RESERVED_TYPE_NAMES = new Set<string>([
 ]);
 
 /** Members every record or class already has. */
-const RESERVED_MEMBER_NAMES = new Set(['RunAsync', 'MaxResultLength', 'Clone', 'Equals', 'GetHashCode', 'ToString', 'GetType', 'MemberwiseClone', 'Finalize', 'EqualityContract', 'Deconstruct', 'PrintMembers', 'ReferenceEquals']);
+const RESERVED_MEMBER_NAMES = new Set(['RunAsync', 'MaxResultLength', 'CallNotes', 'Clone', 'Equals', 'GetHashCode', 'ToString', 'GetType', 'MemberwiseClone', 'Finalize', 'EqualityContract', 'Deconstruct', 'PrintMembers', 'ReferenceEquals']);
 
 /** HttpClient's own methods: an extension method with one of these names could be shadowed. */
 const HTTP_CLIENT_MEMBERS = new Set(['GetAsync', 'PostAsync', 'PutAsync', 'PatchAsync', 'DeleteAsync', 'SendAsync', 'Send', 'GetStringAsync', 'GetByteArrayAsync', 'GetStreamAsync', 'CancelPendingRequests', 'Dispose']);

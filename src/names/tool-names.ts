@@ -65,10 +65,13 @@ const SINGULAR = new Map<string, string>();
 const PLURAL = new Map<string, boolean>();
 const singularOf = (word: string): string => memoised(SINGULAR, word, (w) => SINGULAR_FIXES.get(w) ?? pluralize.singular(w));
 
-/** Words pluralize gets wrong in API names (`caches` → `cach`, `data` → `datum`). */
+/** Words pluralize gets wrong in API names (`caches` → `cach`, `data` → `datum`, `cookies` → `cooky`). */
 const SINGULAR_FIXES: ReadonlyMap<string, string> = new Map([
   ['caches', 'cache'], ['niches', 'niche'], ['lenses', 'lens'],
   ['data', 'data'], ['metadata', 'metadata'], ['sms', 'sms'], ['canvas', 'canvas'],
+  // -ie words, which pluralize reads as -y ones; `leaves` in APIs are absences (HR), not a tree's.
+  ...['cookie', 'calorie', 'rookie', 'selfie', 'goodie', 'sortie', 'newbie', 'freebie', 'smoothie', 'brownie', 'hoodie', 'veggie', 'pixie', 'birdie',
+    'techie', 'indie', 'oldie', 'hippie', 'magpie', 'budgie', 'prairie', 'zombie', 'leave'].map((word) => [`${word}s`, word] as [string, string]),
 ]);
 
 /** The words with the last one made singular: `pet tags` → `pet tag`. */

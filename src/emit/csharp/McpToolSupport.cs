@@ -60,6 +60,8 @@ internal static class McpToolSupport
     {
         var name = tool.ProtocolTool.Name;
         var schema = tool.ProtocolTool.InputSchema;
+        var output = tool.Metadata.OfType<McpTools.OutputSchemaAttribute>().FirstOrDefault();
+        var notes = McpTools.CallNotes.Current.Value = new McpTools.CallNotes();
         CallToolResult result;
         try
         {
@@ -73,6 +75,23 @@ internal static class McpToolSupport
         {
             return ErrorResult(ApiSecrets.Redact(McpArgumentErrors.Describe(name, schema, arguments, exception)));
         }
+        finally
+        {
+            McpTools.CallNotes.Current.Value = null;
+        }
+        if (result.IsError != true && result.Content.Count > 0 && result.Content[0] is TextContentBlock answer)
+        {
+            if (output is not null && notes.Mismatch is { } mismatch)
+            {
+                // The tool promised a shape (outputSchema) this answer does not have: the answer is given whole, flagged.
+                answer.Text = $"Error: the API answered (HTTP {notes.Status}), but {mismatch}, so it is not this tool's structured result; the answer as sent: {answer.Text}";
+            }
+            if (notes.Headers.Count > 0)
+            {
+                // Beside the JSON, never inside it: pagination (Link), totals and rate-limit budgets.
+                result.Content.Add(new TextContentBlock { Text = "Response headers:\n" + string.Join("\n", notes.Headers.Select(h => $"{h.Key}: {h.Value}")) });
+            }
+        }
         foreach (var block in result.Content.OfType<TextContentBlock>())
         {
             // No configured secret (nor a token obtained at run time) leaves the server, whatever the API echoes.
@@ -82,9 +101,7 @@ internal static class McpToolSupport
         {
             result.IsError = true;
         }
-        result.StructuredContent = result.IsError != true && tool.Metadata.OfType<McpTools.OutputSchemaAttribute>().FirstOrDefault() is { } output
-            ? StructuredContent(result, output.Wrapped)
-            : null;
+        result.StructuredContent = result.IsError != true && output is not null ? StructuredContent(result, output.Wrapped) : null;
         return result;
     }
 

@@ -6,13 +6,17 @@
 
 using System;
 using System.Globalization;
+using System.Net;
 using System.Net.Http;
+using System.Threading.Tasks;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Http.Resilience;
 using Microsoft.Extensions.Logging;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
+using Polly;
 using Client = global::Petstore.Client;
 using Tools = global::Petstore;
 
@@ -28,7 +32,8 @@ var settings = builder.Configuration;
 var baseUrl = settings["PETSTORE_BASE_URL"];
 if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.ApiClient.DefaultBaseUrl;
 // Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.
-if (!Uri.TryCreate(baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/", UriKind.Absolute, out var baseAddress) || baseAddress.Scheme is not ("http" or "https"))
+// A query in it (?token=…) goes with every request.
+if (!Client.ApiRequest.TryBaseAddress(baseUrl, out var baseAddress))
 {
     Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? "error: no base URL for the API: set PETSTORE_BASE_URL" : $"error: the base URL \"{baseUrl}\" is not an absolute http(s) URL: set PETSTORE_BASE_URL");
     return 1;
@@ -40,6 +45,13 @@ if (!TryReadNumber("PETSTORE_TIMEOUT_SECONDS", 30, 1, 3600, out var timeoutSecon
 }
 var timeout = TimeSpan.FromSeconds(timeoutSeconds);
 var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
+foreach (var (name, value) in extraHeaders)
+{
+    // A credential given as a header (Authorization: token …) is redacted from answers like configured ones.
+    Client.ApiSecrets.AddHeader(name, value);
+}
+var userAgent = settings["PETSTORE_USER_AGENT"];
+if (string.IsNullOrWhiteSpace(userAgent)) userAgent = "Petstore/1.0.0 openapi-mcp-dotnet/0.1.0";
 Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
@@ -47,16 +59,39 @@ Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength,
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
 {
-    // Redirects are followed by the client itself, within the API's origin only: credentials go nowhere else.
-    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { AllowAutoRedirect = false });
+    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler
+    {
+        // Redirects are followed by the client itself, within the API's origin only: credentials go nowhere else.
+        AllowAutoRedirect = false,
+        // No cookie jar: a cookie an API sets lasts one call and never reaches another caller.
+        UseCookies = false,
+        // gzip, deflate and brotli asked for and undone; byte caps count the bytes after decompression.
+        AutomaticDecompression = DecompressionMethods.All,
+    });
     http.ConfigureHttpClient(client =>
     {
         client.BaseAddress = baseAddress;
         client.Timeout = timeout;
+        client.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", userAgent);
         foreach (var (name, value) in extraHeaders)
         {
+            // A header from the settings replaces the default of that name (User-Agent).
+            client.DefaultRequestHeaders.Remove(name);
             client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);
         }
+    });
+    // A GET, HEAD, PUT or DELETE answered 429 or 503 with a Retry-After that ends within the call's time is sent
+    // again after that wait, twice at most; POST and PATCH never are (they may have done their work).
+    http.AddResilienceHandler("retry-after", pipeline =>
+    {
+        var retry = new HttpRetryStrategyOptions
+        {
+            MaxRetryAttempts = 2,
+            ShouldRetryAfterHeader = true,
+            ShouldHandle = arguments => ValueTask.FromResult(Client.ApiRequest.RetryWait(arguments.Outcome.Result) is not null),
+        };
+        retry.DisableFor(HttpMethod.Post, HttpMethod.Patch, HttpMethod.Connect);
+        pipeline.AddRetry(retry);
     });
 });
 

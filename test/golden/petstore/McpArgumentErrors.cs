@@ -34,6 +34,17 @@ internal static class McpArgumentErrors
     {
         var problems = new List<string>();
         var given = arguments?.ToDictionary(a => a.Key, a => a.Value) ?? new Dictionary<string, JsonElement>();
+        // An argument the tool does not take would be dropped in silence: the model would believe it filtered.
+        if (!schema.TryGetProperty("additionalProperties", out var extra) || extra.ValueKind == JsonValueKind.False)
+        {
+            var known = schema.TryGetProperty("properties", out var declared) && declared.ValueKind == JsonValueKind.Object
+                ? declared.EnumerateObject().Select(p => p.Name).ToList()
+                : [];
+            foreach (var name in given.Where(a => a.Value.ValueKind != JsonValueKind.Null && !known.Contains(a.Key, StringComparer.Ordinal)).Select(a => a.Key))
+            {
+                problems.Add($"'{name}' is not an argument of {toolName} ({(known.Count == 0 ? "it takes none" : $"it takes: {string.Join(", ", known.Take(30))}{(known.Count > 30 ? ", …" : string.Empty)}")})");
+            }
+        }
         // At the top level a null argument is one left out: optional ones may be null.
         CheckObject(schema, given.Where(a => a.Value.ValueKind != JsonValueKind.Null).ToDictionary(a => a.Key, a => a.Value), string.Empty, problems);
         return problems.Count == 0 ? null : Message(toolName, problems);
@@ -195,7 +206,7 @@ internal static class McpArgumentErrors
         }
         if (schema.TryGetProperty("contentEncoding", out var encoding) && encoding.GetString() == "base64" && !IsBase64(text))
         {
-            problems.Add($"'{path}' must be base64-encoded");
+            problems.Add($"'{path}' must be base64-encoded (padded with = to a multiple of 4 characters)");
         }
         if (schema.TryGetProperty("format", out var format) && format.GetString() is { } name && !FitsFormat(name, text))
         {
@@ -276,7 +287,11 @@ internal static class McpArgumentErrors
     }
 
     /// <summary>Base64 as the server reads it: padded or not, standard or URL-safe (see <c>ApiJson</c>).</summary>
-    private static bool IsBase64(string text) => ApiBase64.TryDecode(text, out _);
+    /// <summary>
+    /// Base64 as RFC 4648 writes it, padded to a multiple of 4 (the standard or the URL-safe alphabet): plain text
+    /// given where bytes are meant (<c>app/config</c>) is refused more often than an unpadded reading would allow.
+    /// </summary>
+    private static bool IsBase64(string text) => text.Trim().Length % 4 == 0 && ApiBase64.TryDecode(text, out _);
 
     private static bool FitsFormat(string format, string text) => format switch
     {

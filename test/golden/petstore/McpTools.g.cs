@@ -110,13 +110,20 @@ public static partial class McpTools
         {
             return "Error: " + result.Error;
         }
+        if (CallNotes.Current.Value is { } notes)
+        {
+            notes.Status = result.StatusCode;
+            notes.Headers = result.Headers;
+            notes.Mismatch = result.Mismatch;
+        }
         if (result.CutText is { } start)
         {
             // Too large to read whole: its start, not parsed, and where it was cut.
             return Limit(start) + $"\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";
         }
 
-        var json = result.Value switch
+        // The answer as the API sent it (JSON as JSON, text as a JSON string), whatever the spec said its shape was.
+        var json = (result.Body ?? result.Value) switch
         {
             null => JsonSerializer.Serialize(new { status = result.StatusCode }),
             ApiFile file => JsonSerializer.Serialize(new
@@ -138,6 +145,18 @@ public static partial class McpTools
         static string Limit(string text) => text.Length <= MaxResultLength
             ? text
             : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];
+    }
+
+    /// <summary>What a call learned beside its answer, for the host that serves it: the answer's status, the response headers the spec declares (and Link), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.</summary>
+    public sealed class CallNotes
+    {
+        public static readonly AsyncLocal<CallNotes?> Current = new();
+
+        public int Status { get; set; }
+
+        public IReadOnlyList<KeyValuePair<string, string>> Headers { get; set; } = [];
+
+        public string? Mismatch { get; set; }
     }
 
     /// <summary>The JSON Schema of a tool's arguments, as the host publishes it and checks calls against it: the spec's constraints, which the C# parameter types cannot carry.</summary>

@@ -40,6 +40,7 @@ public static partial class ApiClient
         => new ApiRequest(HttpMethod.Post, "pet")
             .Path("pets")
             .Accept("application/json")
+            .KeepHeaders("Location")
             .JsonBody(body, "application/json")
             .SendAsync<Pet>(httpClient, ApiResponseKind.Json, cancellationToken);
 

@@ -62,7 +62,7 @@ public static class ApiErrorMessages
         return inner.Message;
     }
 
-    /// <summary>problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c> field; short plain text.</summary>
+    /// <summary>problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c> field; a JSON string; short plain text.</summary>
     public static string? FromBody(string body, string? mediaType)
     {
         var trimmed = body.Trim();
@@ -70,7 +70,8 @@ public static class ApiErrorMessages
         {
             return null;
         }
-        if (trimmed[0] is '{' or '[')
+        // JSON: an object, an array, or a string (Alertmanager's "silence not found").
+        if (trimmed[0] is '{' or '[' or '"')
         {
             try
             {

@@ -7,6 +7,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using System.Net.Http;
 using System.Text;
 using System.Text.Json;
@@ -35,9 +36,12 @@ public sealed partial class ApiRequest
             return Failure<T>(null, $"{Display} was not sent: no base URL is configured for the API");
         }
         // The path and query are escaped here; Uri must not undo that (it would turn %2E%2E into a "..").
-        var baseUrl = httpClient.BaseAddress.AbsoluteUri;
+        // A query in the base URL (how some APIs take a token) goes with every request, before the operation's own.
+        var baseUrl = httpClient.BaseAddress.GetLeftPart(UriPartial.Path);
+        var baseQuery = httpClient.BaseAddress.Query.TrimStart('?');
+        var pairs = baseQuery.Length > 0 ? query.Prepend(baseQuery) : query;
         var target = new Uri(
-            (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (query.Count > 0 ? "?" + string.Join("&", query) : string.Empty),
+            (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (pairs.Any() ? "?" + string.Join("&", pairs) : string.Empty),
             new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
         // HttpClient.Timeout stops counting when the headers arrive: this deadline covers the body too.
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -46,6 +50,7 @@ public sealed partial class ApiRequest
             deadline.CancelAfter(httpClient.Timeout);
         }
         var token = deadline.Token;
+        var endsAt = httpClient.Timeout == Timeout.InfiniteTimeSpan ? DateTimeOffset.MaxValue : DateTimeOffset.UtcNow + httpClient.Timeout;
         var method = Method;
         var withBody = true;
         try
@@ -53,7 +58,7 @@ public sealed partial class ApiRequest
             // Redirects are followed here, and only within the API's origin: the credentials go nowhere else.
             for (var redirects = 0; ; redirects++)
             {
-                using var message = CreateMessage(method, target, withBody);
+                using var message = CreateMessage(method, target, withBody, endsAt);
                 using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, token).ConfigureAwait(false);
                 var status = (int)response.StatusCode;
                 if (status is 301 or 302 or 303 or 307 or 308 && response.Headers.Location is { } location)
@@ -98,12 +103,66 @@ public sealed partial class ApiRequest
         }
         catch (HttpRequestException exception) when (exception.StatusCode is null && exception.HttpRequestError is HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError or HttpRequestError.SecureConnectionError or HttpRequestError.ProxyTunnelError)
         {
-            return Failure<T>(null, $"{Display} could not reach the API at {httpClient.BaseAddress}: {ApiErrorMessages.Reason(exception)}");
+            return Failure<T>(null, $"{Display} could not reach the API at {httpClient.BaseAddress.GetLeftPart(UriPartial.Path)}: {ApiErrorMessages.Reason(exception)}");
         }
         catch (Exception exception) when (exception is HttpRequestException or IOException)
         {
             return Failure<T>(null, $"{Display} failed before a complete response arrived: {ApiErrorMessages.Reason(exception)}");
         }
+    }
+
+    /// <summary>When the call a request belongs to runs out of time (its timeout covers every attempt).</summary>
+    public static readonly HttpRequestOptionsKey<DateTimeOffset> DeadlineOption = new("openapi-mcp-dotnet.deadline");
+
+    /// <summary>
+    /// How long to wait before sending a request again, where its answer asks for that and the wait ends within the
+    /// call's time: a 429 or 503 with a <c>Retry-After</c> (seconds or a date). Null otherwise. (Which methods may be
+    /// sent again is the retry policy's choice: the host's sends again only GET, HEAD, PUT, DELETE and the like.)
+    /// </summary>
+    public static TimeSpan? RetryWait(HttpResponseMessage? response)
+    {
+        if (response is null || (int)response.StatusCode is not (429 or 503) || response.Headers.RetryAfter is not { } retryAfter)
+        {
+            return null;
+        }
+        var now = DateTimeOffset.UtcNow;
+        var wait = retryAfter.Delta ?? (retryAfter.Date is { } date ? date - now : null);
+        if (wait is not { } delay)
+        {
+            return null;
+        }
+        delay = delay < TimeSpan.Zero ? TimeSpan.Zero : delay;
+        var endsAt = response.RequestMessage?.Options.TryGetValue(DeadlineOption, out var end) == true ? end : DateTimeOffset.MaxValue;
+        return endsAt - now > delay ? delay : null;
+    }
+
+    /// <summary>
+    /// The API's base URL from a setting: absolute http(s), its path ending in '/' (paths are appended to it), its
+    /// query kept for every request, and the values of query parameters that name a credential registered as secrets.
+    /// </summary>
+    public static bool TryBaseAddress(string? text, out Uri address)
+    {
+        address = null!;
+        if (!Uri.TryCreate(text?.Trim(), UriKind.Absolute, out var uri) || uri.Scheme is not ("http" or "https"))
+        {
+            return false;
+        }
+        var builder = new UriBuilder(uri) { Fragment = string.Empty };
+        if (!builder.Path.EndsWith('/'))
+        {
+            builder.Path += "/";
+        }
+        foreach (var pair in builder.Query.TrimStart('?').Split('&', StringSplitOptions.RemoveEmptyEntries))
+        {
+            var (name, value) = pair.Split('=', 2) is [var n, var v] ? (Uri.UnescapeDataString(n), v) : (pair, string.Empty);
+            if (ApiSecrets.IsCredentialName(name))
+            {
+                ApiSecrets.Add(value);
+                ApiSecrets.Add(Uri.UnescapeDataString(value));
+            }
+        }
+        address = builder.Uri;
+        return true;
     }
 
     private static ApiResult<T> Failure<T>(int? status, string message) => ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact(message), null));
@@ -112,9 +171,10 @@ public sealed partial class ApiRequest
         string.Equals(a.Scheme, b.Scheme, StringComparison.OrdinalIgnoreCase) && string.Equals(a.IdnHost, b.IdnHost, StringComparison.OrdinalIgnoreCase) && a.Port == b.Port;
 
     /// <summary>A new message for each attempt (a message, and its content, can be sent once).</summary>
-    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody)
+    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody, DateTimeOffset endsAt)
     {
         var message = new HttpRequestMessage(method, target) { Content = withBody ? content?.Invoke() : null };
+        message.Options.Set(DeadlineOption, endsAt);
         if (security is not null)
         {
             message.Options.Set(SecurityOption, security);
@@ -137,51 +197,6 @@ public sealed partial class ApiRequest
             message.Headers.TryAddWithoutValidation("Accept", accept);
         }
         return message;
-    }
-
-    private async Task<ApiResult<T>> ReadSuccessAsync<T>(HttpResponseMessage response, ApiResponseKind responseKind, CancellationToken cancellationToken)
-    {
-        var status = (int)response.StatusCode;
-        if (responseKind == ApiResponseKind.Binary)
-        {
-            var (bytes, whole) = await ReadCappedAsync(response.Content, ApiLimits.MaxBinaryBytes, cancellationToken).ConfigureAwait(false);
-            var headers = response.Content.Headers;
-            var file = new ApiFile(headers.ContentType?.ToString(), headers.ContentDisposition?.FileNameStar ?? headers.ContentDisposition?.FileName?.Trim('"'), bytes)
-            {
-                Length = whole ? bytes.Length : headers.ContentLength,
-                IsComplete = whole,
-            };
-            return ApiResult<T>.Success(status, file is T value ? value : default);
-        }
-        var (body, complete) = await ReadCappedAsync(response.Content, ApiLimits.MaxResponseBytes, cancellationToken).ConfigureAwait(false);
-        var text = Encoding.UTF8.GetString(body);
-        if (!complete)
-        {
-            // Not read further: what came is handed on as text, and says where it was cut.
-            return ApiResult<T>.Cut(status, ApiSecrets.Redact(text), body.Length);
-        }
-        if (responseKind == ApiResponseKind.Text)
-        {
-            return ApiResult<T>.Success(status, text is T textValue ? textValue : default);
-        }
-        if (string.IsNullOrWhiteSpace(text))
-        {
-            return ApiResult<T>.Success(status, default);
-        }
-        // A string the API sends as text, not as JSON (specs often say JSON, or */*, for plain text).
-        if (typeof(T) == typeof(string) && response.Content.Headers.ContentType?.MediaType is { } actual && !actual.Contains("json", StringComparison.OrdinalIgnoreCase) && text.TrimStart() is not ['"', ..])
-        {
-            return ApiResult<T>.Success(status, text is T plain ? plain : default);
-        }
-        try
-        {
-            return ApiResult<T>.Success(status, JsonSerializer.Deserialize<T>(text, ApiJson.Options));
-        }
-        catch (JsonException exception)
-        {
-            var expected = responseKind == ApiResponseKind.None ? "JSON" : $"JSON for {typeof(T).Name}";
-            return ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact($"The response to {Display} is not valid {expected}: {exception.Message}"), ApiSecrets.Redact(Cut(text, ApiLimits.MaxErrorBodyBytes))));
-        }
     }
 
     private static async Task<string> ReadErrorBodyAsync(HttpResponseMessage response, CancellationToken cancellationToken)

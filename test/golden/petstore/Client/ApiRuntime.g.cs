@@ -9,6 +9,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Net;
 using System.Text;
+using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
@@ -48,7 +49,31 @@ public sealed class ApiResult<T>
     /// <summary>Where a response too large to read whole was cut, in bytes.</summary>
     public int CutAtBytes { get; private init; }
 
+    /// <summary>
+    /// The answer as the API sent it, read by its Content-Type: a <see cref="JsonElement"/> for JSON (every property,
+    /// declared or not; JSON lines as an array), a string for text, an <see cref="ApiFile"/> for anything else; null
+    /// when the answer had no body. It is there whether or not the answer fits <typeparamref name="T"/>.
+    /// </summary>
+    public object? Body { get; private init; }
+
+    /// <summary>
+    /// Why a successful answer is not a <typeparamref name="T"/> (JSON of another shape than the spec declares, text,
+    /// a file): <see cref="Value"/> is then null and <see cref="Body"/> holds the answer. Null when it fits.
+    /// </summary>
+    public string? Mismatch { get; private init; }
+
+    /// <summary>The response headers the spec declares for this answer, and <c>Link</c> (pagination), as received.</summary>
+    public IReadOnlyList<KeyValuePair<string, string>> Headers { get; private init; } = [];
+
     public static ApiResult<T> Success(int statusCode, T? value) => new(true, statusCode, value, null);
+
+    /// <summary>A successful answer as read: the value where it fits <typeparamref name="T"/>, the body as sent either way.</summary>
+    internal static ApiResult<T> Read(int statusCode, T? value, object? body, string? mismatch, IReadOnlyList<KeyValuePair<string, string>>? headers) =>
+        new(true, statusCode, value, null) { Body = body, Mismatch = mismatch, Headers = headers ?? [] };
+
+    /// <summary>The same result with the answer's kept headers.</summary>
+    internal ApiResult<T> WithHeaders(IReadOnlyList<KeyValuePair<string, string>> headers) =>
+        new(IsSuccess, StatusCode, Value, Error) { Body = Body, Mismatch = Mismatch, Headers = headers, CutText = CutText, CutAtBytes = CutAtBytes };
 
     public static ApiResult<T> Cut(int statusCode, string text, int bytes) => new(true, statusCode, default, null) { CutText = text, CutAtBytes = bytes };
 
@@ -132,6 +157,38 @@ public static class ApiSecrets
     }
 
     /// <summary>
+    /// Registers what a header given in the settings carries, when its name says it is a credential (Authorization,
+    /// Proxy-Authorization, Cookie, or a name with key, token, secret, auth, session or signature in it): the whole
+    /// value, the part after a scheme (<c>Bearer</c>, <c>token</c>) and each cookie's value.
+    /// </summary>
+    public static void AddHeader(string name, string value)
+    {
+        if (!IsCredentialName(name))
+        {
+            return;
+        }
+        Add(value);
+        if (value.Trim().Split(' ', 2, StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries) is [_, var credential])
+        {
+            Add(credential);
+        }
+        foreach (var pair in value.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            Add(pair.Split('=', 2) is [_, var cookie] ? cookie : null);
+        }
+    }
+
+    /// <summary>Whether a header or query parameter of this name carries a credential.</summary>
+    public static bool IsCredentialName(string name)
+    {
+        var lower = name.ToLowerInvariant();
+        return lower is "authorization" or "proxy-authorization" or "cookie"
+            || CredentialWords.Any(word => lower.Contains(word, StringComparison.Ordinal));
+    }
+
+    private static readonly string[] CredentialWords = ["key", "token", "secret", "auth", "session", "signature", "password"];
+
+    /// <summary>
     /// The secret of the call being served, if any: a shared server's per-user credential, taken from the
     /// request it serves. Redacted like the registered ones, without being kept.
     /// </summary>
@@ -156,7 +213,9 @@ public static class ApiSecrets
         return text;
     }
 
-    private static string[] Forms(string secret) => [secret, Uri.EscapeDataString(secret), JsonEncodedText.Encode(secret).ToString()];
+    // As written in a URL, and in JSON by either encoder (answers are written with the relaxed one: a quote as \").
+    private static string[] Forms(string secret) =>
+        [secret, Uri.EscapeDataString(secret), JsonEncodedText.Encode(secret).ToString(), JsonEncodedText.Encode(secret, JavaScriptEncoder.UnsafeRelaxedJsonEscaping).ToString()];
 }
 
 /// <summary>How an array or object query parameter is written (OpenAPI <c>style</c>).</summary>
@@ -178,6 +237,8 @@ public static class ApiJson
     /// <summary>
     /// Exact property names (an API may have both <c>name</c> and <c>Name</c>), nulls left out when
     /// writing, numbers read from strings too, and a response that omits a required property still reads.
+    /// Text is written as it is (<c>héllo</c>, not <c>h\u00E9llo</c>): this JSON goes to APIs and to the model,
+    /// never into HTML.
     /// </summary>
     public static JsonSerializerOptions Options { get; } = CreateOptions();
 
@@ -186,6 +247,7 @@ public static class ApiJson
         var options = new JsonSerializerOptions
         {
             DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+            Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
             NumberHandling = JsonNumberHandling.AllowReadingFromString,
             TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties } },
             Converters = { new Base64Converter() },
