@@ -80,7 +80,7 @@ describe('generated MCP servers against real APIs (Debian packages on 127.0.0.1)
     assert.equal(await init(ETCD_SPEC, 'Etcd', 'etcd'), 0);
     // The credential variable the etcd project asks for, as its mcp.json entry names it (a placeholder there).
     const entry = JSON.parse(await readFile(join(work, 'etcd/mcp.json'), 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
-    etcdKeyVariable = Object.keys(Object.values(entry.mcpServers)[0]?.env ?? {})[0] ?? '';
+    etcdKeyVariable = Object.keys(Object.values(entry.mcpServers)[0]?.env ?? {}).find((name) => name !== environmentVariables('Etcd').baseUrl) ?? '';
     assert.match(etcdKeyVariable, /^ETCD_/);
     // One build for both projects, while the servers start.
     await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="alertmanager/Alertmanager.csproj" />\n  <Project Path="etcd/Etcd.csproj" />\n</Solution>\n');

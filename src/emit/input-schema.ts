@@ -21,6 +21,8 @@ class TooLarge extends Error {}
 interface Expansion {
   readonly maxDepth: number;
   nodes: number;
+  /** Inside a union (`oneOf`/`anyOf`): the value is a `JsonElement`, sent as given, properties and all. */
+  inUnion: boolean;
 }
 
 /** Formats that say how a string holds bytes, or how a number is stored: not JSON Schema formats. */
@@ -91,7 +93,7 @@ function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
   if (known) return known;
   const attempt = (maxDepth: number): JsonSchema | undefined => {
     try {
-      return typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0 });
+      return typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false });
     } catch (error) {
       if (!(error instanceof TooLarge)) throw error;
       return undefined;
@@ -149,10 +151,19 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
         properties[p.jsonName] = { ...(description && { description }), ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
       }
       const required = writable.filter((p) => p.required).map((p) => p.jsonName);
-      return { type: 'object', properties, ...(required.length > 0 && { required }), ...pick(c, ['minProperties', 'maxProperties']) };
+      // A record keeps only the properties it declares: another would be dropped in silence, so it is refused. (Not
+      // where a union holds the object, which is sent whole, nor where read-only properties, left out here, may come back.)
+      const closed = !expansion.inUnion && writable.length === declared.properties.length && writable.length > 0;
+      return { type: 'object', properties, ...(required.length > 0 && { required }), ...(closed && { additionalProperties: false }), ...pick(c, ['minProperties', 'maxProperties']) };
     }
     case 'any': {
-      if (type.union && depth <= expansion.maxDepth) return { [type.union.kind]: type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1, expansion)), ...enumKeyword(c) };
+      if (type.union && depth <= expansion.maxDepth) {
+        const outer = expansion.inUnion;
+        expansion.inUnion = true;
+        const variants = type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1, expansion));
+        expansion.inUnion = outer;
+        return { [type.union.kind]: variants, ...enumKeyword(c) };
+      }
       return enumKeyword(c);
     }
   }

@@ -85,7 +85,9 @@ internal static class McpArgumentErrors
             }
             else if (additional.ValueKind == JsonValueKind.False)
             {
-                problems.Add($"'{prefix}{name}' is not a known property");
+                var known = properties.ValueKind == JsonValueKind.Object ? properties.EnumerateObject().Select(p => p.Name).ToList() : [];
+                var owner = prefix.TrimEnd('.');
+                problems.Add($"'{prefix}{name}' is not a property of {(owner.Length == 0 ? "the arguments" : owner)} ({(known.Count == 0 ? "it has none" : $"it has: {string.Join(", ", known.Take(30))}{(known.Count > 30 ? ", …" : string.Empty)}")})");
             }
         }
         CheckCount(schema, values.Count, "minProperties", "maxProperties", "properties", prefix.TrimEnd('.'), problems);

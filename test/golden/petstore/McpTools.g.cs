@@ -34,7 +34,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "create_pet", Title = "Create a pet", ReadOnly = false, Destructive = false, Idempotent = false)]
     [Description("Create a pet\n\nAdds a new pet to the store and returns it with its assigned id.")]
-    [InputSchema("""{"type":"object","properties":{"body":{"description":"The pet to create.","type":"object","properties":{"name":{"description":"The pet's name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"Free-form tag.","type":"string"},"ownerId":{"description":"Id of the owning owner.","type":"integer"}},"required":["name","species"]}},"required":["body"]}""")]
+    [InputSchema("""{"type":"object","properties":{"body":{"description":"The pet to create.","type":"object","properties":{"name":{"description":"The pet's name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"Free-form tag.","type":"string"},"ownerId":{"description":"Id of the owning owner.","type":"integer"}},"required":["name","species"],"additionalProperties":false}},"required":["body"]}""")]
     public static async Task<string> CreatePet(
         [Description("The pet to create.")] NewPet body,
         HttpClient httpClient,
@@ -52,7 +52,7 @@ public static partial class McpTools
 
     [McpServerTool(Name = "update_pet", Title = "Update a pet", ReadOnly = false, Destructive = false, Idempotent = true)]
     [Description("Update a pet\n\nUpdates the provided fields of an existing pet; omitted fields are left unchanged.")]
-    [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"},"body":{"description":"The fields to change.","type":"object","properties":{"name":{"description":"New name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"New tag.","type":"string"}}}},"required":["petId","body"]}""")]
+    [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"},"body":{"description":"The fields to change.","type":"object","properties":{"name":{"description":"New name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"New tag.","type":"string"}},"additionalProperties":false}},"required":["petId","body"]}""")]
     public static async Task<string> UpdatePet(
         [Description("The id of the pet.")] long petId,
         [Description("The fields to change.")] PetUpdate body,
