@@ -15,6 +15,7 @@ import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';
 import { regenerate } from './regenerate.js';
+import type { LoadOptions } from './load/document.js';
 
 interface Io {
   out(text: string): void;
@@ -36,6 +37,12 @@ const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and r
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
+/** A repeatable option whose values are kept whole (a file name may have a comma). */
+const each = (value: string, previous: string[] = []): string[] => [...previous, value];
+const OVERLAY = 'apply an OpenAPI Overlay (1.0 or 1.1, JSON or YAML file) to the spec before anything else: fixes to a spec you cannot edit; repeatable, applied in the order given';
+
+/** `--allow-external-refs` and `--overlay`, on every command that reads a spec. */
+interface LoadFlags { allowExternalRefs?: boolean; overlay?: string[] }
 
 interface SelectionFlags { tags?: string; include?: string[]; exclude?: string[]; readOnly?: boolean; dryRun?: boolean }
 
@@ -90,11 +97,12 @@ function buildProgram(io: Io): Command {
     .description('write the companion REST client (records, HttpClient extension methods, result type) into a directory')
     .requiredOption('-u, --openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .option('--allow-external-refs', EXTERNAL_REFS)
+    .option('--overlay <file>', OVERLAY, each)
     .requiredOption('-o, --output <dir>', 'directory that receives the C# files (created if missing)')
     .requiredOption('-n, --namespace <namespace>', 'namespace of the generated client')
     .option('--check', CHECK)
-    .action(async (options: { openapiUrl: string; output: string; namespace: string; allowExternalRefs?: boolean; check?: boolean }) => {
-      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
+    .action(async (options: { openapiUrl: string; output: string; namespace: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+      const api = await prepareReporting(options.openapiUrl, io, loadOptions(options));
       const files = generateClient(api, { namespace: options.namespace });
       if (options.check) return checkFiles(options.output, files, io);
       const written = await writeFiles(options.output, files, true);
@@ -105,6 +113,7 @@ function buildProgram(io: Io): Command {
     .description('write McpTools.g.cs: one MCP tool per operation, calling the client')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .option('--allow-external-refs', EXTERNAL_REFS)
+    .option('--overlay <file>', OVERLAY, each)
     .requiredOption('--output-file <file>', 'file that receives the tools (by convention McpTools.g.cs); its folder must exist')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--server-name <name>', 'name of the MCP server')
@@ -112,9 +121,9 @@ function buildProgram(io: Io): Command {
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
     .option('--check', CHECK))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
-      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
+      const api = await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true });
       warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
@@ -137,9 +146,10 @@ function buildProgram(io: Io): Command {
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
+    .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; allowExternalRefs?: boolean; check?: boolean }) => {
-      const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+      const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options),
@@ -155,6 +165,7 @@ function buildProgram(io: Io): Command {
     .description('create a complete MCP server project: client, tools, host, README.md and mcp.json')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
     .option('--allow-external-refs', EXTERNAL_REFS)
+    .option('--overlay <file>', OVERLAY, each)
     .requiredOption('--server-name <name>', 'name of the MCP server (also names the project)')
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
@@ -166,12 +177,13 @@ function buildProgram(io: Io): Command {
     .option('--package', 'pack as a NuGet MCP server, as the .NET mcpserver template does: dotnet pack writes a tool package of type McpServer with .mcp/server.json (stdio only)')
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start), "dll" (the Release build\'s DLL: starts fastest, build it after each generation) or "dnx" (dnx <package>@<version> --yes from a NuGet feed; implies --package)').choices(LAUNCH_FORMS).default('run'))
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
-    .option('--generator <command>', 'the command dotnet build regenerates with (default: npx --yes openapi-mcp-dotnet@<this version>)')
+    .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
+      if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
-      const api = await prepareReporting(options.openapiUrl, io, options.allowExternalRefs);
+      const api = await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
@@ -182,7 +194,8 @@ function buildProgram(io: Io): Command {
       });
       warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
-      if (options.check) return checkFiles(options.outputDir, files, io);
+      // <Name>.csproj.user names this machine's generator: it is no part of what a CI run on another machine checks.
+      if (options.check) return checkFiles(options.outputDir, files.filter((f) => !f.path.endsWith('.csproj.user')), io);
       await writeFiles(options.outputDir, files, true);
       io.out(initSummary(options.serverName, project.location, { ...project, files }, api, clients));
     });
@@ -192,7 +205,7 @@ function buildProgram(io: Io): Command {
     .option('--project-dir <dir>', 'directory of the project (default: the current directory)', '.')
     .option('--check', CHECK)
     .action(async (options: { projectDir: string; check?: boolean }) => {
-      const { api, files, operations } = await regenerate(options.projectDir, (input, allow) => prepareReporting(input, io, allow));
+      const { api, files, operations } = await regenerate(options.projectDir, (input, load) => prepareReporting(input, io, load));
       if (options.check) return checkFiles(options.projectDir, files, io);
       await writeFiles(options.projectDir, files, true);
       io.out(`Regenerated ${count(operations, 'tool')} for ${api.model.title} in ${resolve(options.projectDir)}\n`);
@@ -201,10 +214,11 @@ function buildProgram(io: Io): Command {
   withSelection(program.command('report')
     .description('print, without writing anything, the tools a selection would give, the operations it skips, and the tools/list size per tag')
     .requiredOption('--openapi-url <spec>', 'OpenAPI document: file path, file:// or http(s):// URL, JSON or YAML')
-    .option('--allow-external-refs', EXTERNAL_REFS), false)
+    .option('--allow-external-refs', EXTERNAL_REFS)
+    .option('--overlay <file>', OVERLAY, each), false)
     .option('--json', 'print the report as JSON')
-    .action(async (options: { openapiUrl: string; json?: boolean; allowExternalRefs?: boolean } & SelectionFlags) => {
-      const report = reportSelection(await prepareReporting(options.openapiUrl, io, options.allowExternalRefs), selection(options));
+    .action(async (options: { openapiUrl: string; json?: boolean; allowExternalRefs?: boolean; overlay?: string[] } & SelectionFlags) => {
+      const report = reportSelection(await prepareReporting(options.openapiUrl, io, loadOptions(options)), selection(options));
       io.out(options.json ? JSON.stringify({ ...report, skipped: report.skipped.map((s) => ({ operation: `${s.operation.method.toUpperCase()} ${s.operation.path}`, reason: s.reason })) }, null, 2) + '\n' : formatReport(report));
     });
 
@@ -236,8 +250,10 @@ async function checkFiles(directory: string, files: readonly GeneratedFile[], io
   io.out(`Up to date: ${count(files.length, 'file')}\n`);
 }
 
-async function prepareReporting(input: string, io: Io, allowExternalRefs?: boolean): Promise<PreparedApi> {
-  const api = await prepare(input, { allowExternalRefs: allowExternalRefs === true });
+const loadOptions = (flags: LoadFlags): LoadOptions => ({ allowExternalRefs: flags.allowExternalRefs === true, ...(flags.overlay !== undefined && { overlays: flags.overlay }) });
+
+async function prepareReporting(input: string, io: Io, options: LoadOptions): Promise<PreparedApi> {
+  const api = await prepare(input, options);
   for (const warning of api.warnings) io.err(formatWarning(warning));
   return api;
 }

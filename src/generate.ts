@@ -15,8 +15,8 @@ import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type M
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { packageVersionOf, type PackageInfo } from './emit/nuget.js';
-import { emitRecord, type GenerationRecord } from './emit/regenerate.js';
-import { packageVersion } from './package.js';
+import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/regenerate.js';
+import { BIN_SCRIPT, packageVersion } from './package.js';
 
 export type { GeneratedFile };
 
@@ -30,13 +30,14 @@ export interface PreparedApi {
 /** Loads a spec (path or URL) and builds the model. */
 export async function prepare(input: string, options: LoadOptions = {}): Promise<PreparedApi> {
   const spec = await loadSpec(input, options);
-  const { model, warnings } = buildModel(spec);
-  const skipped = warnings.filter((w) => w.message.startsWith('skipped '));
+  const built = buildModel(spec);
+  const { model } = built;
+  const skipped = built.warnings.filter((w) => w.message.startsWith('skipped '));
   if (model.operations.length === 0 && skipped[0]) {
     // Nothing could be generated: the first broken operation is the error.
     throw new GeneratorError('spec', skipped[0].message.replace(/^skipped [A-Z]+ \S+: /, ''), skipped[0].location);
   }
-  return { spec, model, warnings };
+  return { spec, model, warnings: [...spec.warnings, ...built.warnings] };
 }
 
 /** The companion client: files relative to its output directory. */
@@ -85,8 +86,8 @@ export interface HostProjectOptions {
   readonly forwardAuth?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
-  /** The build regenerates `outputs` (the client and tools) from this spec (relative to the project) with this command. */
-  readonly regenerate?: { readonly spec: string; readonly generator: string; readonly outputs: readonly string[] };
+  /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
+  readonly regenerate?: RegenerationTarget;
 }
 
 /** The hosting project: `<Name>.csproj`, `Program.cs` and what they use (and deploy or pack them). */
@@ -138,8 +139,17 @@ export interface ProjectOptions extends Selection {
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
   readonly regenerate?: boolean;
-  /** The command the build regenerates with (default `npx --yes openapi-mcp-dotnet@<this version>`). */
+  /**
+   * A command of the user's choosing that the build regenerates with, written into the .csproj for every machine (say
+   * `npx --yes openapi-mcp-dotnet@1.2.3`, once a version is on a registry the user trusts). By default the build runs
+   * `localGenerator`, named in the machine-local `<Name>.csproj.user`.
+   */
   readonly generator?: string;
+  /**
+   * The generator the build runs when `generator` is not given: node and this package's bin script, by default as this
+   * process runs them (`process.execPath`, and `bin/openapi-mcp-dotnet.js` in the package's folder).
+   */
+  readonly localGenerator?: { readonly node: string; readonly script: string };
   /** The spec was loaded with external $refs allowed: regeneration loads it so too. */
   readonly allowExternalRefs?: boolean;
 }
@@ -153,7 +163,12 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const framework = options.framework ?? detectFramework();
   const record = generationRecord(api, options);
   const packaged = options.package === true || options.launch === 'dnx';
-  const regenerate = options.regenerate !== false && !api.spec.source.isUrl ? { spec: record.spec, generator: options.generator ?? `npx --yes ${record.generator}`, outputs: sources.files.map((f) => f.path) } : undefined;
+  const regenerate: RegenerationTarget | undefined = options.regenerate !== false && !api.spec.source.isUrl ? {
+    spec: record.spec, overlays: record.overlays ?? [], outputs: sources.files.map((f) => f.path),
+    ...(options.generator !== undefined
+      ? { generator: options.generator }
+      : { localGenerator: generatorCommand(options.localGenerator ?? { node: process.execPath, script: BIN_SCRIPT }) }),
+  } : undefined;
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
@@ -169,7 +184,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...host,
     ...sources.files,
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, api.model) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', regenerates: regenerate !== undefined }) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', ...(regenerate !== undefined && { regenerates: { ...(regenerate.generator !== undefined && { generator: regenerate.generator }) } }) }) },
     ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, api.model)),
   ];
   return { files, operations: sources.operations, skipped: sources.skipped, namespace, location };
@@ -196,9 +211,11 @@ export function generateSources(api: PreparedApi, options: Selection & { serverN
 /** What the project's sources are made from, for `regenerate`: the spec relative to the project (or its URL) and the options. */
 function generationRecord(api: PreparedApi, options: ProjectOptions): GenerationRecord {
   const source = api.spec.source;
+  const fromProject = (path: string): string => relative(resolve(options.outputDir), path).split('\\').join('/');
   return {
     generator: `openapi-mcp-dotnet@${packageVersion()}`,
-    spec: source.isUrl ? source.location : relative(resolve(options.outputDir), source.location).split('\\').join('/'),
+    spec: source.isUrl ? source.location : fromProject(source.location),
+    ...(api.spec.overlays.length > 0 && { overlays: api.spec.overlays.map((o) => fromProject(o.location)) }),
     serverName: options.serverName,
     options: {
       ...(options.tags !== undefined && options.tags.length > 0 && { tags: options.tags }),

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The package's own folder. This code runs from dist/src (the library) or inside the dist/cli.js
@@ -6,6 +7,9 @@ import { readFileSync } from 'node:fs';
  */
 const HERE = import.meta.url;
 export const PACKAGE_ROOT = new URL(HERE.slice(0, HERE.lastIndexOf('/dist/') + 1));
+
+/** The command line's script, which the package's `bin` names: what regeneration on build runs with node. */
+export const BIN_SCRIPT = fileURLToPath(new URL('bin/openapi-mcp-dotnet.js', PACKAGE_ROOT));
 
 /** The version in the package's package.json (`unknown` if it cannot be read). */
 export function packageVersion(): string {

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { GeneratorError } from './errors.js';
 import { describeIoError } from './load/source.js';
 import { generateSources, prepare, type PreparedApi } from './generate.js';
+import type { LoadOptions } from './load/document.js';
 import type { GeneratedFile } from './emit/file.js';
 import { RECORD_FILE, type GenerationRecord } from './emit/regenerate.js';
 import { TOOL_MODES, type ToolMode } from './emit/host-options.js';
@@ -28,6 +29,8 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
   const fail = (pointer: string, what: string): never => { throw new GeneratorError('usage', `${what}`, `${path}#${pointer}`); };
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return fail('', 'must be an object');
   if (typeof record.spec !== 'string' || record.spec === '') return fail('/spec', 'must be the spec\'s path or URL');
+  const overlays = record.overlays;
+  if (overlays !== undefined && !(Array.isArray(overlays) && overlays.every((v) => typeof v === 'string' && v !== ''))) fail('/overlays', 'must be a list of the overlays\' paths');
   if (typeof record.serverName !== 'string') return fail('/serverName', 'must be a string');
   const options = record.options ?? {};
   if (typeof options !== 'object' || Array.isArray(options)) return fail('/options', 'must be an object');
@@ -39,14 +42,15 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') fail(`/options/${key}`, 'must be true or false');
   }
   if (options.mode !== undefined && !(TOOL_MODES as readonly unknown[]).includes(options.mode)) fail('/options/mode', `must be one of ${TOOL_MODES.join(', ')}`);
-  return { generator: String(record.generator ?? ''), spec: record.spec, serverName: record.serverName, options };
+  return { generator: String(record.generator ?? ''), spec: record.spec, ...(overlays !== undefined && { overlays }), serverName: record.serverName, options };
 }
 
-/** Loads the recorded spec and generates the sources again, as `init` did. */
-export async function regenerate(directory: string, load: (input: string, allowExternalRefs: boolean) => Promise<PreparedApi> = (input, allow) => prepare(input, { allowExternalRefs: allow })): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
+/** Loads the recorded spec with its overlays and generates the sources again, as `init` did. */
+export async function regenerate(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
   const record = await readRecord(directory);
   const spec = /^https?:\/\//i.test(record.spec) ? record.spec : resolve(directory, record.spec);
-  const api = await load(spec, record.options.allowExternalRefs === true);
+  const overlays = (record.overlays ?? []).map((overlay) => resolve(directory, overlay));
+  const api = await load(spec, { allowExternalRefs: record.options.allowExternalRefs === true, ...(overlays.length > 0 && { overlays }) });
   const { options } = record;
   const sources = generateSources(api, {
     serverName: record.serverName,

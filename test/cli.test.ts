@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli, EXIT_CODES } from '../src/index.js';
-import { EXAMPLE_SPEC } from './support/golden.js';
+import { EXAMPLE_SPEC, REPO } from './support/golden.js';
+import { generatorCommand } from '../src/emit/regenerate.js';
+import { existsSync } from 'node:fs';
 import { scratchDir } from './support/scratch.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -233,4 +235,37 @@ test('regenerate writes the client and tools again from the recorded spec and op
   const bad = await cli(['regenerate', '--project-dir', project]);
   assert.equal(bad.code, EXIT_CODES.usage);
   assert.equal(bad.err, `error: ${join(project, 'openapi-mcp.json')}#/options/mode: must be one of operations, discovery\n`);
+});
+
+test('init names the generator that runs it in <Name>.csproj.user, never npx; --generator puts a command of the user\'s in the .csproj instead; init --check leaves the machine-local file out', async () => {
+  const dir = scratchDir('generator');
+  const project = join(dir, 'PetstoreMcp');
+  const args = ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', project, '--framework', 'net10.0'];
+  assert.equal((await cli(args)).code, 0);
+  const script = join(REPO, 'bin/openapi-mcp-dotnet.js');
+  const user = await readFile(join(project, 'Petstore.csproj.user'), 'utf8');
+  assert.ok(user.includes(`<OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${generatorCommand({ node: process.execPath, script })}</OpenApiMcpGenerator>`), user);
+  const csproj = await readFile(join(project, 'Petstore.csproj'), 'utf8');
+  assert.doesNotMatch(csproj, /npx|<OpenApiMcpGenerator /);
+  assert.match(csproj, /Condition="'\$\(OpenApiMcpRegenerate\)' == 'true' and '\$\(OpenApiMcpGenerator\)' != ''"/);
+
+  // Another machine's generator (or none) is no staleness of the generated code.
+  await writeFile(join(project, 'Petstore.csproj.user'), '<Project />\n');
+  assert.equal((await cli([...args, '--check'])).code, 0);
+
+  const chosen = join(dir, 'ChosenMcp');
+  assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', chosen, '--framework', 'net10.0', '--generator', 'npx --yes openapi-mcp-dotnet@0.1.0'])).code, 0);
+  assert.match(await readFile(join(chosen, 'Petstore.csproj'), 'utf8'), /<OpenApiMcpGenerator Condition="'\$\(OpenApiMcpGenerator\)' == ''">npx --yes openapi-mcp-dotnet@0\.1\.0<\/OpenApiMcpGenerator>/);
+  assert.ok(!existsSync(join(chosen, 'Petstore.csproj.user')));
+  const empty = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', join(dir, 'EmptyMcp'), '--generator', ' ']);
+  assert.equal(empty.code, EXIT_CODES.usage);
+  assert.equal(empty.err, 'error: --generator must not be empty (--no-regenerate leaves regeneration out)\n');
+  assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', join(dir, 'NoneMcp'), '--framework', 'net10.0', '--no-regenerate'])).code, 0);
+  assert.ok(!existsSync(join(dir, 'NoneMcp', 'Petstore.csproj.user')) && !existsSync(join(dir, 'NoneMcp', 'openapi-mcp.json')));
+});
+
+test('the generator command quotes a path for the shell MSBuild runs it with only when it must', () => {
+  assert.equal(generatorCommand({ node: '/usr/bin/node', script: '/opt/omd/bin/openapi-mcp-dotnet.js' }, 'linux'), '/usr/bin/node /opt/omd/bin/openapi-mcp-dotnet.js');
+  assert.equal(generatorCommand({ node: '/home/me/.nvm/node', script: "/home/me/it's here/$HOME/bin/openapi-mcp-dotnet.js" }, 'darwin'), `/home/me/.nvm/node '/home/me/it'\\''s here/$HOME/bin/openapi-mcp-dotnet.js'`);
+  assert.equal(generatorCommand({ node: 'C:\\Program Files\\nodejs\\node.exe', script: 'C:\\tools\\100%\\bin\\openapi-mcp-dotnet.js' }, 'win32'), '"C:\\Program Files\\nodejs\\node.exe" "C:\\tools\\100%%\\bin\\openapi-mcp-dotnet.js"');
 });

@@ -6,13 +6,16 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cp, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from '../examples/harness.js';
 import { detectFramework } from '../src/dotnet.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXAMPLE_SPEC, GOLDEN_DIR, REPO, goldenFilesOnDisk } from './support/golden.js';
+import { EXAMPLE_SPEC, GOLDEN_DIR, GOLDEN_GENERATOR, REPO, goldenFilesOnDisk } from './support/golden.js';
+import { generatorCommand } from '../src/emit/regenerate.js';
 import { scratchDir } from './support/scratch.js';
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare', 'prepack', 'postpack'];
 
@@ -71,55 +74,97 @@ describe('the packed package', () => {
 
     const init = run(bin, ['init', '--openapi-url', 'petstore.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp', '--framework', 'net10.0'], elsewhere);
     assert.equal(init.status, 0, init.stderr);
-    // The golden files are what init writes for the example, in /srv/petstore-mcp.
+    // The golden files are what init writes for the example, in /srv/petstore-mcp, with the generator installed on Debian:
+    // here Petstore.csproj.user names the node that ran it and the script of the package as installed.
     const projectDir = join(elsewhere, 'PetstoreMcp');
+    const generator = generatorCommand({ node: process.execPath, script: join(installed, 'bin/openapi-mcp-dotnet.js') });
+    assert.match(await readFile(join(projectDir, 'Petstore.csproj.user'), 'utf8'), new RegExp(`>${escapeRegExp(generator)}</OpenApiMcpGenerator>`));
     for (const golden of await goldenFilesOnDisk()) {
       const written = await readFile(join(projectDir, golden.path), 'utf8');
-      assert.equal(written.split(projectDir).join('/srv/petstore-mcp'), golden.content, `${golden.path} differs from ${join(GOLDEN_DIR, golden.path)}`);
+      assert.equal(written.split(projectDir).join('/srv/petstore-mcp').split(generator).join(generatorCommand(GOLDEN_GENERATOR)), golden.content, `${golden.path} differs from ${join(GOLDEN_DIR, golden.path)}`);
     }
   });
 
-  test('dotnet build regenerates the client and tools with the installed generator when the spec changed, and skips that step when not', async () => {
+  test('dotnet build regenerates the client and tools, with the generator that wrote the project and its overlays, when the spec or an overlay changed; it skips that step when not, and never runs npx', async () => {
     const folder = join(work, 'regenerated');
     await mkdir(folder);
     const spec = join(folder, 'petstore.yaml');
     await cp(EXAMPLE_SPEC, spec);
+    const overlay = join(folder, 'titles.overlay.yaml');
+    const titled = (title: string): string => `overlay: 1.0.0\ninfo: { title: Titles, version: 1.0.0 }\nactions:\n  - target: $.paths['/pets'].get\n    update: { summary: ${title} }\n`;
+    await writeFile(overlay, titled('Every pet'));
     const bin = join(prefix, 'bin/openapi-mcp-dotnet');
-    assert.equal(run(bin, ['init', '--openapi-url', 'petstore.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp'], folder).status, 0);
+    const init = run(bin, ['init', '--openapi-url', 'petstore.yaml', '--overlay', 'titles.overlay.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp'], folder);
+    assert.equal(init.status, 0, init.stderr);
     const project = join(folder, 'PetstoreMcp');
     const tools = join(project, 'McpTools.g.cs');
-    // The installed generator in place of the default `npx --yes openapi-mcp-dotnet@<version>` (the package is not on a registry here).
+    assert.match(await readFile(tools, 'utf8'), /Name = "list_pets", Title = "Every pet"/);
+    assert.deepEqual(JSON.parse(await readFile(join(project, 'openapi-mcp.json'), 'utf8')).overlays, ['../titles.overlay.yaml']);
+
+    // npx and npm, first on the PATH, leave a mark and fail; npm could not reach a registry anyway. The build runs the
+    // generator Petstore.csproj.user names: this node and the installed package's script, as init ran.
+    const fakes = join(work, 'no-npx');
+    const marks = join(work, 'npx-ran');
+    await mkdir(fakes);
+    for (const name of ['npx', 'npm']) {
+      await writeFile(join(fakes, name), `#!/bin/sh\necho "${name} $*" >> '${marks}'\nexit 1\n`);
+      await chmod(join(fakes, name), 0o755);
+    }
+    const env = { ...process.env, PATH: `${fakes}:${process.env.PATH ?? ''}`, npm_config_offline: 'true', npm_config_registry: 'http://127.0.0.1:9/' };
+    const dotnetBuild = (...extra: string[]): SpawnSyncReturns<string> => {
+      const result = spawnSync('dotnet', ['build', project, '-nologo', '-v:n', '-warnaserror', ...extra], { cwd: folder, encoding: 'utf8', timeout: 300_000, env });
+      if (result.error) throw result.error;
+      return result;
+    };
     const build = (...extra: string[]): SpawnSyncReturns<string> => {
-      const result = run('dotnet', ['build', project, '-nologo', '-v:n', '-warnaserror', `-p:OpenApiMcpGenerator=${bin}`, ...extra], folder);
+      const result = dotnetBuild(...extra);
       assert.equal(result.status, 0, result.stdout.slice(-4000));
       return result;
     };
+    const generator = generatorCommand({ node: process.execPath, script: join(installed, 'bin/openapi-mcp-dotnet.js') });
     const skipped = /Skipping target "OpenApiMcpRegenerate" because all output files are up-to-date/;
     assert.match(build().stdout, skipped, 'a fresh project regenerated');
 
     await writeFile(spec, (await readFile(spec, 'utf8')).replace(/^paths:\n/m, 'paths:\n  /owners:\n    get:\n      operationId: listOwners\n      summary: List the owners\n      responses:\n        "200":\n          description: The owners\n          content:\n            application/json:\n              schema: { type: array, items: { type: string } }\n'));
     const regenerated = build();
     assert.doesNotMatch(regenerated.stdout, skipped);
+    assert.ok(regenerated.stdout.includes(`${generator} regenerate`), `the build did not run ${generator}:\n${regenerated.stdout.slice(-4000)}`);
     const dll = join(project, 'bin/Debug', detectFramework(), 'Petstore.dll');
     const client = await connect({ command: 'dotnet', args: [dll] }, {});
     try {
-      assert.ok((await client.listTools()).tools.some((t) => t.name === 'list_owners'), 'the new operation is not a tool');
+      const listed = (await client.listTools()).tools;
+      assert.ok(listed.some((t) => t.name === 'list_owners'), 'the new operation is not a tool');
+      assert.equal(listed.find((t) => t.name === 'list_pets')?.title, 'Every pet', 'the overlay was not applied again');
     } finally {
       await client.close();
     }
 
-    const written = (await stat(tools)).mtimeMs;
+    // An overlay is an input as the spec is: changing it regenerates.
     assert.match(build().stdout, skipped, 'an unchanged spec regenerated');
+    await writeFile(overlay, titled('All the pets'));
+    assert.doesNotMatch(build().stdout, skipped, 'a changed overlay did not regenerate');
+    assert.match(await readFile(tools, 'utf8'), /Name = "list_pets", Title = "All the pets"/);
+
+    const written = (await stat(tools)).mtimeMs;
     await writeFile(spec, (await readFile(spec, 'utf8')).replace('List the owners', 'List every owner'));
     assert.doesNotMatch(build('-p:OpenApiMcpRegenerate=false').stdout, /OpenApiMcpRegenerate:/);
     assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written again');
 
+    // Without Petstore.csproj.user (a clone on another machine) no generator is set: the build compiles what is there.
+    const userFile = join(project, 'Petstore.csproj.user');
+    const user = await readFile(userFile, 'utf8');
+    await rm(userFile);
+    assert.doesNotMatch(build().stdout, /OpenApiMcpRegenerate:/);
+    assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written without a generator');
+    await writeFile(userFile, user);
+
     // A spec the generator refuses fails the build with the generator's own one-line error, and rewrites nothing.
     await writeFile(spec, 'openapi: 3.0.3\npaths: [\n');
-    const failed = run('dotnet', ['build', project, '-nologo', `-p:OpenApiMcpGenerator=${bin}`], folder);
+    const failed = dotnetBuild();
     assert.notEqual(failed.status, 0);
     assert.match(failed.stdout, /error : .* regenerate failed \(exit code 3\): error: .*petstore\.yaml:\d+:\d+: /);
     assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written by a failed run');
+    assert.ok(!existsSync(marks), `npx or npm ran: ${existsSync(marks) ? await readFile(marks, 'utf8') : ''}`);
   });
 
   test('before it is built, the command says so in one line instead of a stack trace', async () => {

@@ -98,7 +98,7 @@ export const CLIENT_CONFIG_LOCATIONS: Record<McpClient, string> = {
 };
 
 /** README.md of the generated project: how to build, run, configure and register it. */
-export function emitProjectReadme(model: ApiModel, serverName: string, projectName: string, toolCount: number, location?: ServerLocation, more: { discovery?: boolean; regenerates?: boolean } = {}): string {
+export function emitProjectReadme(model: ApiModel, serverName: string, projectName: string, toolCount: number, location?: ServerLocation, more: { discovery?: boolean; regenerates?: { generator?: string } } = {}): string {
   const discovery = more.discovery === true;
   const env = environmentVariables(serverName);
   const rows = [
@@ -145,7 +145,11 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ...(more.regenerates ? [
       '## Regeneration',
       '',
-      '`dotnet build` writes the client (`Client/`) and the tools (`McpTools.g.cs`) again when the spec, or `openapi-mcp.json` (the spec\'s path and the generator\'s options), is newer than the generated files; otherwise it skips that step. It runs the command in the `OpenApiMcpGenerator` property (`npx --yes openapi-mcp-dotnet@<version>`); give another with `-p:OpenApiMcpGenerator=…`, or turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `npx openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Program.cs).',
+      '`dotnet build` writes the client (`Client/`) and the tools (`McpTools.g.cs`) again when the spec, an overlay, or `openapi-mcp.json` (their paths and the generator\'s options) is newer than the generated files; otherwise it skips that step. '
+        + (more.regenerates.generator === undefined
+          ? `It runs the command in the \`OpenApiMcpGenerator\` property, which \`${projectName}.csproj.user\` sets to the node and openapi-mcp-dotnet that wrote the project, on this machine: keep that file out of source control (\`dotnet new gitignore\` does). Where the property is not set, the build compiles the generated files as they are; set it to regenerate there (\`-p:OpenApiMcpGenerator="node /path/to/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js"\`, or in a Directory.Build.props). `
+          : 'It runs the command given to `init --generator`, the `OpenApiMcpGenerator` property of the .csproj; give another with `-p:OpenApiMcpGenerator=…`. ')
+        + 'Turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Program.cs).',
       '',
     ] : []),
     '## Settings',

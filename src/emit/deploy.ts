@@ -13,7 +13,7 @@ export const CONTAINER_PORT = 8080;
 export function emitDeployment(options: HostOptions, projectName: string): GeneratedFile[] {
   return [
     { path: 'Dockerfile', content: emitDockerfile(options, projectName) },
-    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', 'nupkg/', '.vs/', '.vscode/', ''].join('\n') },
+    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', 'nupkg/', '.vs/', '.vscode/', '*.user', ''].join('\n') },
     { path: 'kubernetes.yaml', content: emitManifest(options) },
   ];
 }

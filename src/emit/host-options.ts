@@ -1,6 +1,7 @@
 /** The options of the generated host project, shared by the files that make it. */
 import type { SecurityScheme } from '../model/types.js';
 import type { PackageInfo } from './nuget.js';
+import type { RegenerationTarget } from './regenerate.js';
 
 /** What the server publishes: one tool per operation, or three that search, describe and call them. */
 export type ToolMode = 'operations' | 'discovery';
@@ -25,8 +26,8 @@ export interface HostOptions {
   readonly forwardAuth?: string;
   /** stdio only: the project packs as a NuGet MCP server (`dotnet pack`), started by clients with dnx. */
   readonly package?: PackageInfo;
-  /** The build regenerates `outputs` (the client and tools) from this spec (relative to the project) with this command. */
-  readonly regenerate?: { readonly spec: string; readonly generator: string; readonly outputs: readonly string[] };
+  /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
+  readonly regenerate?: RegenerationTarget;
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */

@@ -5,7 +5,7 @@ import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from './disco
 import { emitProgram } from './program.js';
 import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
-import { regenerationProjectLines } from './regenerate.js';
+import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -37,14 +37,16 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? emitDeployment(options, projectName) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
+    ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
   ];
 }
 
+/** A value from the spec or the command line: MSBuild's special characters as %XX (no $(…) or @(…) expands), then XML. */
+const literal = (text: string): string => text
+  .replace(/[%$;'*?]|@(?=\()/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
 function emitProject(options: HostOptions, projectName: string): string {
-  // A value from the spec or the command line: MSBuild's special characters as %XX (no $(…) or @(…) expands), then XML.
-  const literal = (text: string): string => text
-    .replace(/[%$;'*?]|@(?=\()/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   return [
     `<Project Sdk="${options.transport === 'http' ? 'Microsoft.NET.Sdk.Web' : 'Microsoft.NET.Sdk'}">`,
     '',
@@ -68,7 +70,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </ItemGroup>',
     '',
     ...(options.package ? packageProjectLines(options.package, literal) : []),
-    ...(options.regenerate ? regenerationProjectLines(options.regenerate, literal) : []),
+    ...(options.regenerate ? regenerationProjectLines(options.regenerate, projectName, literal) : []),
     '</Project>',
     '',
   ].join('\n');

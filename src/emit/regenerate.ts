@@ -1,6 +1,9 @@
 /**
- * Regeneration on build: `init` records the spec and the options in `openapi-mcp.json`, and the .csproj runs
- * `openapi-mcp-dotnet regenerate` before compiling whenever the spec or that record is newer than the files it writes.
+ * Regeneration on build: `init` records the spec, its overlays and the options in `openapi-mcp.json`, and the .csproj
+ * runs `openapi-mcp-dotnet regenerate` before compiling whenever one of those files is newer than the files it writes.
+ * The command is the `OpenApiMcpGenerator` property: by default the generator that wrote the project, as it was run
+ * (this machine's node and the package's bin script), which `init` writes to `<Name>.csproj.user`, the file MSBuild
+ * reads beside a project for one user's settings; nothing is ever fetched from a registry unless the user says so.
  */
 import type { GeneratedFile } from './file.js';
 
@@ -13,6 +16,8 @@ export interface GenerationRecord {
   readonly generator: string;
   /** The spec: a path relative to the project directory, or a URL. */
   readonly spec: string;
+  /** The overlay files applied to the spec, in order, relative to the project directory. */
+  readonly overlays?: readonly string[];
   readonly serverName: string;
   readonly options: {
     readonly tags?: readonly string[];
@@ -29,28 +34,51 @@ export function emitRecord(record: GenerationRecord): GeneratedFile {
   return { path: RECORD_FILE, content: JSON.stringify(record, null, 2) + '\n' };
 }
 
+/** What the .csproj regenerates: the spec and overlays (relative to the project), the files written, and with what. */
+export interface RegenerationTarget {
+  readonly spec: string;
+  readonly overlays: readonly string[];
+  readonly outputs: readonly string[];
+  /** A command the user chose (`init --generator`): the project's default, the same on every machine. */
+  readonly generator?: string;
+  /** Otherwise the generator that wrote the project, as a command line for this machine's shell: in `<Name>.csproj.user`. */
+  readonly localGenerator?: string;
+}
+
+/** The machine-local file MSBuild imports beside a project (Microsoft.Common.targets: `$(MSBuildProjectFullPath).user`). */
+export const userProjectFile = (projectName: string): string => `${projectName}.csproj.user`;
+
 /**
- * The .csproj target: before each build, when the spec (relative to the project) or the record is newer than any of
- * `outputs` (the files `regenerate` writes), it runs the generator, then compiles what it wrote. `generator` is the
- * default command; `literal` writes a value as MSBuild reads it literally.
+ * The .csproj target: before each build, when the spec, an overlay or the record is newer than any of `outputs` (the
+ * files `regenerate` writes), it runs the generator, then compiles what it wrote; where no generator is set (a clone
+ * without the `.csproj.user` that `init` wrote), it compiles the files as they are. `literal` writes a value as MSBuild
+ * reads it literally.
  */
-export function regenerationProjectLines(target: { spec: string; generator: string; outputs: readonly string[] }, literal: (text: string) => string): string[] {
+export function regenerationProjectLines(target: RegenerationTarget, projectName: string, literal: (text: string) => string): string[] {
+  const overlays = target.overlays.map(literal).join(';');
   return [
-    `  <!-- Regeneration: when the spec or ${RECORD_FILE} (the generator and its options) is newer than the generated files,`,
-    '       the build first writes the client and the tools again. Opt out with -p:OpenApiMcpRegenerate=false; use another',
-    '       generator with -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js". -->',
+    `  <!-- Regeneration: when the spec${target.overlays.length > 0 ? ', an overlay' : ''} or ${RECORD_FILE} (the generator's options) is newer than the generated files,`,
+    ...(target.generator === undefined ? [
+      `       the build first writes the client and the tools again with the command in OpenApiMcpGenerator, which ${userProjectFile(projectName)}`,
+      '       sets to the node and openapi-mcp-dotnet that wrote the project (this machine\'s: keep that file out of source control).',
+      '       Where it is not set, the build compiles the generated files as they are. Set it with',
+    ] : [
+      '       the build first writes the client and the tools again with the command in OpenApiMcpGenerator. Use another with',
+    ]),
+    '       -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js"; opt out with -p:OpenApiMcpRegenerate=false. -->',
     '  <PropertyGroup>',
     "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
-    `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(target.generator)}</OpenApiMcpGenerator>`,
+    ...(target.generator === undefined ? [] : [`    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(target.generator)}</OpenApiMcpGenerator>`]),
     `    <OpenApiMcpSpec>${literal(target.spec)}</OpenApiMcpSpec>`,
+    ...(target.overlays.length > 0 ? [`    <OpenApiMcpOverlays>${overlays}</OpenApiMcpOverlays>`] : []),
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
     ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${literal(path)}" />`),
     '  </ItemGroup>',
     '',
-    "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true'\"",
-    `          Inputs="$(OpenApiMcpSpec);${RECORD_FILE}" Outputs="@(OpenApiMcpGenerated)">`,
+    "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true' and '$(OpenApiMcpGenerator)' != ''\"",
+    `          Inputs="$(OpenApiMcpSpec);${target.overlays.length > 0 ? '$(OpenApiMcpOverlays);' : ''}${RECORD_FILE}" Outputs="@(OpenApiMcpGenerated)">`,
     '    <!-- Its output stays out of the build\'s (`dotnet run`, as a client starts the server, shares stdout with MCP), and its',
     '         warnings are not build warnings; when it fails, the build fails with what it said. -->',
     '    <Exec Command="$(OpenApiMcpGenerator) regenerate" WorkingDirectory="$(MSBuildProjectDirectory)" IgnoreExitCode="true"',
@@ -66,4 +94,38 @@ export function regenerationProjectLines(target: { spec: string; generator: stri
     '  </Target>',
     '',
   ];
+}
+
+/**
+ * `<Name>.csproj.user`: this machine's generator, the one that wrote the project, for regeneration on build. MSBuild
+ * reads it after the project file, so a value set in the project, a Directory.Build.props or with -p: wins.
+ */
+export function emitUserProject(projectName: string, command: string, literal: (text: string) => string): GeneratedFile {
+  return {
+    path: userProjectFile(projectName),
+    content: [
+      '<Project>',
+      '',
+      `  <!-- This machine's: the openapi-mcp-dotnet that wrote ${projectName}.csproj, run as it was (node and its bin script),`,
+      `       regenerates the client and the tools on build when the spec changes (see the .csproj). Keep this file out of source`,
+      '       control (dotnet new gitignore does); on another machine, write your own or set OpenApiMcpGenerator there. -->',
+      '  <PropertyGroup>',
+      `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(command)}</OpenApiMcpGenerator>`,
+      '  </PropertyGroup>',
+      '',
+      '</Project>',
+      '',
+    ].join('\n'),
+  };
+}
+
+/**
+ * A command line that runs `node` with `script` in the shell MSBuild's Exec task uses on this platform (cmd.exe on
+ * Windows, /bin/sh elsewhere): each path as one word, quoted only when it needs to be.
+ */
+export function generatorCommand(generator: { readonly node: string; readonly script: string }, platform: NodeJS.Platform = process.platform): string {
+  const word = platform === 'win32'
+    ? (path: string): string => (/^[\w:\\.-]+$/.test(path) ? path : `"${path.replace(/%/g, '%%')}"`)
+    : (path: string): string => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`);
+  return `${word(generator.node)} ${word(generator.script)}`;
 }

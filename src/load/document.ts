@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
-import { GeneratorError } from '../errors.js';
+import { GeneratorError, type Diagnostic } from '../errors.js';
 import { bundleExternalRefs, findExternalRefs, mayHaveExternalRefs } from './external-refs.js';
 import { parseSpecText } from './parse.js';
 import { readSpecSource, type SpecSource } from './source.js';
+import { applyOverlay, readOverlay, type Overlay } from './overlay.js';
 
 /** A loaded OpenAPI 3.x document: every `$ref` in it is internal (`#/...`). */
 export interface LoadedSpec {
@@ -10,6 +11,10 @@ export interface LoadedSpec {
   readonly root: Record<string, unknown>;
   /** `openapi` version of the document as given (`2.0` for Swagger documents, which are upgraded). */
   readonly originalVersion: string;
+  /** The overlays applied to it, in order: what errors call each, and its absolute path. */
+  readonly overlays: readonly { readonly display: string; readonly location: string }[];
+  /** What loading found worth saying without stopping (an overlay action that selects nothing). */
+  readonly warnings: readonly Diagnostic[];
 }
 
 /** Reads, parses, upgrades (Swagger 2.0) and bundles (external `$ref`s) an OpenAPI document. */
@@ -18,24 +23,40 @@ export interface LoadOptions {
   readonly allowExternalRefs?: boolean;
   /** How long a URL (the spec, or one a `$ref` names) may take to download whole; 60 s by default. */
   readonly fetchTimeoutMs?: number;
+  /**
+   * Overlay files (OpenAPI Overlay Specification 1.0 or 1.1) applied in this order to the document as written, before
+   * a Swagger 2.0 document is upgraded and external `$ref`s are bundled: their targets name what the user sees.
+   */
+  readonly overlays?: readonly string[];
 }
 
 export async function loadSpec(input: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const source = await readSpecSource(input, options.fetchTimeoutMs);
+  // Every overlay is read and checked before the spec is parsed: a broken one fails fast, and changes nothing.
+  const overlays = await readOverlays(options.overlays ?? []);
   const parsed = parseSpecText(source.text, source.display);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new GeneratorError('spec', 'not an OpenAPI document: the top level is not an object', `${source.display}#`);
   }
   let root = parsed as Record<string, unknown>;
+  const warnings: Diagnostic[] = [];
+  for (const overlay of overlays) root = applyOverlay(root, overlay, source, warnings);
   const originalVersion = detectVersion(root, source.display);
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
   // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
-  const external = mayHaveExternalRefs(source.text) ? findExternalRefs(root) : [];
+  const external = [source.text, ...overlays.map((o) => o.source.text)].some(mayHaveExternalRefs) ? findExternalRefs(root) : [];
   if (external.length > 0) root = await bundleExternalRefs(root, source, external, options.allowExternalRefs === true, options.fetchTimeoutMs);
   if (typeof root.paths !== 'object' || root.paths === null) {
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
   }
-  return { source, root, originalVersion };
+  return { source, root, originalVersion, overlays: overlays.map((o) => ({ display: o.source.display, location: o.source.location })), warnings };
+}
+
+/** One after the other: the first broken overlay in the order given is the error. */
+async function readOverlays(inputs: readonly string[]): Promise<Overlay[]> {
+  const overlays: Overlay[] = [];
+  for (const input of inputs) overlays.push(await readOverlay(input));
+  return overlays;
 }
 
 function detectVersion(root: Record<string, unknown>, display: string): string {

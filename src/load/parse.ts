@@ -1,19 +1,43 @@
 import { createRequire } from 'node:module';
 import { GeneratorError } from '../errors.js';
 import { locateJsonError } from './json-error.js';
+import { loadJsonc } from '../jsonc.js';
 
-/** Parses JSON or YAML text; syntax errors carry `file:line:column`. */
-export function parseSpecText(text: string, display: string): unknown {
+/** Parses JSON or YAML text; syntax errors carry `file:line:column`. `what` names the document in errors. */
+export function parseSpecText(text: string, display: string, what = 'the OpenAPI document'): unknown {
   // Specs reach tens of megabytes: look at the first significant character instead of copying the text.
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const first = /\S/.exec(body.length > 4096 ? body.slice(0, 4096) : body)?.[0] ?? (body.trim() === '' ? undefined : '');
-  if (first === undefined) throw new GeneratorError('spec', 'the OpenAPI document is empty', display);
+  if (first === undefined) throw new GeneratorError('spec', `${what} is empty`, display);
   try {
-    return first === '{' || first === '[' ? parseJson(body, display) : parseYaml(body, display);
+    return isJsonText(first) ? parseJson(body, display) : parseYaml(body, display);
   } catch (error) {
     if (error instanceof RangeError) throw new GeneratorError('spec', 'the document is nested too deeply to read', display);
     throw error;
   }
+}
+
+const isJsonText = (first: string): boolean => first === '{' || first === '[';
+
+/**
+ * Where the value at `path` (keys and indexes from the top) starts in JSON or YAML text that parses, as 1-based
+ * line and column; undefined when there is no such value. Parses the text again: for error messages only.
+ */
+export function locateValue(text: string, path: readonly (string | number)[]): { line: number; column: number } | undefined {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = /\S/.exec(body)?.[0];
+  let offset: number | undefined;
+  if (first !== undefined && isJsonText(first)) {
+    const { parseTree, findNodeAtLocation } = loadJsonc();
+    const tree = parseTree(body);
+    offset = tree === undefined ? undefined : findNodeAtLocation(tree, [...path])?.offset;
+  } else {
+    const { LineCounter, parseDocument } = loadYaml();
+    const document = parseDocument(body, { lineCounter: new LineCounter(), uniqueKeys: false, prettyErrors: false });
+    const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    offset = node?.range?.[0];
+  }
+  return offset === undefined ? undefined : lineAndColumn(body, offset);
 }
 
 /**

@@ -12,15 +12,15 @@ import { GeneratorError } from '../errors.js';
 export const MAX_SPEC_BYTES = 200 * 1024 * 1024;
 export const FETCH_TIMEOUT_MS = 60_000;
 
-const tooBig = (display: string, limit: number, size?: number): GeneratorError =>
-  new GeneratorError('spec', `the OpenAPI document is ${size === undefined ? 'larger than that' : `${Math.round(size / 1048576)} MB`}, over the ${Math.round(limit / 1048576)} MB limit`.replace('larger than that, over', 'over'), display);
+const tooBig = (display: string, limit: number, size?: number, what = 'OpenAPI document'): GeneratorError =>
+  new GeneratorError('spec', `the ${what} is ${size === undefined ? 'larger than that' : `${Math.round(size / 1048576)} MB`}, over the ${Math.round(limit / 1048576)} MB limit`.replace('larger than that, over', 'over'), display);
 
-/** The bytes of a regular file, refused past `limit` as they are read. */
-export async function readFileCapped(path: string, display: string, limit = MAX_SPEC_BYTES): Promise<Buffer> {
+/** The bytes of a regular file, refused past `limit` as they are read; `what` the file is, for errors. */
+export async function readFileCapped(path: string, display: string, limit = MAX_SPEC_BYTES, what = 'OpenAPI document'): Promise<Buffer> {
   const info = await stat(path);
-  if (info.isDirectory()) throw new GeneratorError('spec', 'is a directory, not an OpenAPI document', display);
-  if (!info.isFile()) throw new GeneratorError('spec', 'is not a regular file (a device, FIFO or socket cannot be a spec)', display);
-  if (info.size > limit) throw tooBig(display, limit, info.size);
+  if (info.isDirectory()) throw new GeneratorError('spec', `is a directory, not an ${what}`, display);
+  if (!info.isFile()) throw new GeneratorError('spec', `is not a regular file (a device, FIFO or socket cannot be ${what === 'OpenAPI document' ? 'a spec' : `an ${what}`})`, display);
+  if (info.size > limit) throw tooBig(display, limit, info.size, what);
   const handle = await open(path, 'r');
   try {
     const chunks: Buffer[] = [];
@@ -30,7 +30,7 @@ export async function readFileCapped(path: string, display: string, limit = MAX_
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > limit) throw tooBig(display, limit);
+      if (total > limit) throw tooBig(display, limit, undefined, what);
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
     }
     return Buffer.concat(chunks, total);

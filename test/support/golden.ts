@@ -16,14 +16,20 @@ export const GOLDEN_VARIANTS = {
 export type GoldenVariant = keyof typeof GOLDEN_VARIANTS;
 
 /**
- * The project `init` generates for the example spec, with a fixed directory and framework so it is the same on every
- * machine. The spec's path, which the project records relative to itself, is written as if the spec were beside the
- * project folder (`../petstore.yaml`), as it is in the package test.
+ * The generator the golden project's `Petstore.csproj.user` names: node and the package installed globally on Debian.
+ * `init` writes the node and the script it runs as; the package test maps those to these.
+ */
+export const GOLDEN_GENERATOR = { node: '/usr/bin/node', script: '/usr/lib/node_modules/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js' } as const;
+
+/**
+ * The project `init` generates for the example spec, with a fixed directory, framework and generator so it is the same
+ * on every machine. The spec's path, which the project records relative to itself, is written as if the spec were beside
+ * the project folder (`../petstore.yaml`), as it is in the package test.
  */
 export async function goldenProject(options: Partial<ProjectOptions> = {}): Promise<GeneratedFile[]> {
   const api = await prepare(EXAMPLE_SPEC);
   const specPath = relative('/srv/petstore-mcp', EXAMPLE_SPEC).split('\\').join('/');
-  return generateProject(api, { ...options, serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0' }).files
+  return generateProject(api, { localGenerator: GOLDEN_GENERATOR, ...options, serverName: 'Petstore', outputDir: '/srv/petstore-mcp', framework: 'net10.0' }).files
     .map((f) => ({ ...f, content: f.content.split(specPath).join('../petstore.yaml') }));
 }
 
