@@ -21,7 +21,7 @@ import { environmentVariables } from '../src/names/environment.js';
 import { connect, serverLog } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import {
-  ALERTMANAGER_SPEC, ETCD_SPEC, fetchJson, requireProgram, startAlertmanager, startEtcd, type EtcdServer, type RealServer,
+  ALERTMANAGER_SPEC, ETCD_ANONYMOUS_OVERLAY, ETCD_SPEC, fetchJson, requireProgram, startAlertmanager, startEtcd, type EtcdServer, type RealServer,
 } from './support/real-apis.js';
 
 interface Answer { isError: boolean; text: string }
@@ -64,6 +64,7 @@ describe('generated MCP servers against real APIs (Debian packages on 127.0.0.1)
   let am: Client | undefined;
   let kv: Client | undefined;
   let kvOpen: Client | undefined;
+  let kvOverlaid: Client | undefined;
   let amTools = new Set<string>();
   let kvTools = new Set<string>();
   let etcdKeyVariable = '';
@@ -74,16 +75,18 @@ describe('generated MCP servers against real APIs (Debian packages on 127.0.0.1)
     requireProgram('etcd', 'etcd-server');
     work = scratchDir('real-apis');
     const quiet = { out: () => {}, err: (text: string) => void process.stderr.write(text) };
-    const init = (spec: string, name: string, folder: string): Promise<number> =>
-      runCli(['init', '--openapi-url', spec, '--server-name', name, '--output-dir', join(work, folder)], quiet);
+    const init = (spec: string, name: string, folder: string, ...more: string[]): Promise<number> =>
+      runCli(['init', '--openapi-url', spec, '--server-name', name, '--output-dir', join(work, folder), ...more], quiet);
     assert.equal(await init(ALERTMANAGER_SPEC, 'Alertmanager', 'alertmanager'), 0);
     assert.equal(await init(ETCD_SPEC, 'Etcd', 'etcd'), 0);
+    // The document as published, fixed where it is wrong about etcd with auth off, by an overlay.
+    assert.equal(await init(ETCD_SPEC, 'Etcd', 'etcd-overlaid', '--overlay', ETCD_ANONYMOUS_OVERLAY), 0);
     // The credential variable the etcd project asks for, as its mcp.json entry names it (a placeholder there).
     const entry = JSON.parse(await readFile(join(work, 'etcd/mcp.json'), 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
     etcdKeyVariable = Object.keys(Object.values(entry.mcpServers)[0]?.env ?? {}).find((name) => name !== environmentVariables('Etcd').baseUrl) ?? '';
     assert.match(etcdKeyVariable, /^ETCD_/);
     // One build for both projects, while the servers start.
-    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="alertmanager/Alertmanager.csproj" />\n  <Project Path="etcd/Etcd.csproj" />\n</Solution>\n');
+    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Project Path="alertmanager/Alertmanager.csproj" />\n  <Project Path="etcd/Etcd.csproj" />\n  <Folder Name="/overlaid/">\n    <Project Path="etcd-overlaid/Etcd.csproj" />\n  </Folder>\n</Solution>\n');
     const build = promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-warnaserror', '-nologo', '-clp:NoSummary'], { maxBuffer: 64 * 1024 * 1024 })
       .then(({ stdout }) => stdout, (error: { stdout?: string; stderr?: string }) => `build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
     const servers = Promise.allSettled([startAlertmanager(), startEtcd({ auth: true }), startEtcd({ auth: false })]);
@@ -97,12 +100,13 @@ describe('generated MCP servers against real APIs (Debian packages on 127.0.0.1)
     // A snapshot is the whole database: answers up to 1 MB rather than the default 100,000 characters.
     kv = await connect(dll('etcd', 'Etcd'), { [environmentVariables('Etcd').baseUrl]: etcd!.origin, [etcdKeyVariable]: etcd!.token, [environmentVariables('Etcd').maxResultLength]: '1000000' });
     kvOpen = await connect(dll('etcd', 'Etcd'), { [environmentVariables('Etcd').baseUrl]: etcdOpen!.origin });
+    kvOverlaid = await connect(dll('etcd-overlaid', 'Etcd'), { [environmentVariables('Etcd').baseUrl]: etcdOpen!.origin });
     amTools = new Set((await am.listTools()).tools.map((t) => t.name));
     kvTools = new Set((await kv.listTools()).tools.map((t) => t.name));
   });
 
   after(async () => {
-    await Promise.allSettled([am?.close(), kv?.close(), kvOpen?.close()]);
+    await Promise.allSettled([am?.close(), kv?.close(), kvOpen?.close(), kvOverlaid?.close()]);
     await Promise.allSettled([alertmanager?.stop(), etcd?.stop(), etcdOpen?.stop()]);
     if (work) await rm(work, { recursive: true, force: true });
   });
@@ -499,9 +503,18 @@ describe('generated MCP servers against real APIs (Debian packages on 127.0.0.1)
       else assert.equal(unb64(JSON.parse(answer.text).prev_kv?.value), 'before', `prevKv was dropped: ${answer.text}`);
     });
 
-    test('etcd with auth off (its default): a call without a token reaches the server', async () => {
-      const answer = await call(kvOpen!, kvTools, 'create_maintenance_status', { body: {} });
-      assert.equal(success(answer).version, (await fetchJson(`${etcdOpen!.origin}/version`)).etcdserver, serverLog(kvOpen!));
+    test('etcd with auth off (its default): the document requires a key etcd then refuses; an overlay fixes that', async () => {
+      // The spec's own error: every operation requires ApiKey, so without one nothing is sent.
+      const published = await call(kvOpen!, kvTools, 'create_maintenance_status', { body: {} });
+      assert.equal(published.isError, true, published.text);
+      assert.match(published.text, /was not sent: it needs credentials: set ETCD_API_KEY/);
+      // With test/fixtures/real-apis/etcd-anonymous.overlay.yaml the key is optional, and the call reaches the server.
+      const answer = await call(kvOverlaid!, kvTools, 'create_maintenance_status', { body: {} });
+      assert.equal(success(answer).version, (await fetchJson(`${etcdOpen!.origin}/version`)).etcdserver, serverLog(kvOverlaid!));
+      const put = success(await call(kvOverlaid!, kvTools, 'create_kv_put', { body: { key: b64(`${RUN}/open`), value: b64('anonymous') } }));
+      assert.ok(Number(put.header?.revision) > 0);
+      const stored = await fetchJson(`${etcdOpen!.origin}/v3/kv/range`, { body: { key: b64(`${RUN}/open`) } });
+      assert.equal(unb64(stored.kvs?.[0]?.value), 'anonymous');
     });
   });
 });

@@ -16,6 +16,8 @@ import { scratchDir } from './scratch.js';
 /** The documents the servers publish, at the versions Debian bookworm ships (see test/fixtures/real-apis/README.md). */
 export const ALERTMANAGER_SPEC = join(REPO, 'test/fixtures/real-apis/alertmanager-v0.25.0.yaml');
 export const ETCD_SPEC = join(REPO, 'test/fixtures/real-apis/etcd-v3.4.23.swagger.json');
+/** An overlay that makes etcd's ApiKey optional (the document requires it; etcd with auth off refuses it). */
+export const ETCD_ANONYMOUS_OVERLAY = join(REPO, 'test/fixtures/real-apis/etcd-anonymous.overlay.yaml');
 
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
