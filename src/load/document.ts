@@ -79,7 +79,9 @@ interface Swagger2OpenApi {
 async function upgradeSwagger(root: Record<string, unknown>, display: string): Promise<Record<string, unknown>> {
   const converter = createRequire(import.meta.url)('swagger2openapi') as Swagger2OpenApi;
   try {
-    const result = await converter.convertObj(root, { patch: true, warnOnly: true, resolve: false, direct: false });
+    // A YAML alias (or merge key) makes one object stand in several places, which the converter refuses as
+    // "YAML anchor or merge key": each place gets its own copy (the alias limit has bounded how many there are).
+    const result = await converter.convertObj(JSON.parse(JSON.stringify(root)) as object, { patch: true, warnOnly: true, resolve: false, direct: false });
     return result.openapi;
   } catch (error) {
     throw new GeneratorError('spec', `cannot upgrade Swagger 2.0 to OpenAPI 3: ${error instanceof Error ? error.message : String(error)}`, `${display}#`);

@@ -33,7 +33,7 @@ export function locateValue(text: string, path: readonly (string | number)[]): {
     offset = tree === undefined ? undefined : findNodeAtLocation(tree, [...path])?.offset;
   } else {
     const { LineCounter, parseDocument } = loadYaml();
-    const document = parseDocument(body, { lineCounter: new LineCounter(), uniqueKeys: false, prettyErrors: false });
+    const document = parseDocument(body, { lineCounter: new LineCounter(), uniqueKeys: false, prettyErrors: false, merge: true });
     const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
     offset = node?.range?.[0];
   }
@@ -63,7 +63,9 @@ const loadYaml = (): typeof import('yaml') => createRequire(import.meta.url)('ya
 function parseYaml(text: string, display: string): unknown {
   const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  // Merge keys (`<<: *common`, YAML 1.1) are expanded, as every common YAML reader does; their aliases count
+  // towards the alias limit like any other.
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, merge: true });
   const first = document.errors[0];
   if (first) {
     const position = lineCounter.linePos(first.pos[0]);
