@@ -40,15 +40,24 @@ function which(program: string): string | undefined {
  * to do, when it cannot be had (not root, no network, no such package).
  */
 export function requireProgram(program: string, debianPackage: string): string {
-  const found = which(program);
+  return requireInstalled(program, debianPackage, () => which(program));
+}
+
+/** A file a Debian package installs at a fixed path (a schema, a plugin), installing the package when it is missing. */
+export function requireFile(path: string, debianPackage: string): string {
+  return requireInstalled(path, debianPackage, () => (existsSync(path) ? path : undefined));
+}
+
+function requireInstalled(what: string, debianPackage: string, find: () => string | undefined): string {
+  const found = find();
   if (found) return found;
   aptInstall(debianPackage);
-  const installed = which(program);
+  const installed = find();
   if (installed) return installed;
   const why = process.getuid?.() === 0
     ? `apt-get install ${debianPackage} did not provide it (no network, or no such package in the configured Debian sources?)`
     : 'the tests install it with apt-get only when they run as root';
-  throw new Error(`${program} (Debian package ${debianPackage}) is not installed and could not be installed: ${why}. Install it with: sudo apt-get install ${debianPackage}`);
+  throw new Error(`${what} (Debian package ${debianPackage}) is not installed and could not be installed: ${why}. Install it with: sudo apt-get install ${debianPackage}`);
 }
 
 /** A TCP port free on 127.0.0.1 right now. */
@@ -78,7 +87,7 @@ export interface RealServer {
 }
 
 /** Starts `program`, then waits until `ready` is true (at most 30 s), failing with the server's log if it exits or never gets ready. */
-async function startProcess(name: string, program: string, args: string[], folder: string, origin: string, ready: () => Promise<boolean>, env: NodeJS.ProcessEnv = process.env): Promise<RealServer> {
+export async function startProcess(name: string, program: string, args: string[], folder: string, origin: string, ready: () => Promise<boolean>, env: NodeJS.ProcessEnv = process.env): Promise<RealServer> {
   const child = spawn(program, args, { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
@@ -130,7 +139,7 @@ async function startProcess(name: string, program: string, args: string[], folde
 }
 
 /** Up to three starts: a free port can be taken by another process between {@link freePort} and the server's bind. */
-async function withFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+export async function withFreshPorts<T>(start: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await start();
