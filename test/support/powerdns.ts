@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
 import { REPO } from './golden.js';
 import { scratchDir } from './scratch.js';
 import { freePort, requireFile, requireProgram, startProcess, withFreshPorts, type RealServer } from './real-apis.js';
@@ -23,17 +22,6 @@ export const POWERDNS_SPEC = join(REPO, 'test/fixtures/real-apis/pdns-auth-4.7.3
 export const POWERDNS_RRSET_OVERLAY = join(REPO, 'test/fixtures/real-apis/pdns-rrset-delete.overlay.yaml');
 /** The schema the SQLite backend package ships. */
 const SQLITE_SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
-
-/**
- * The PowerDNS document with its YAML merge keys (`<<: *commonErrors`, YAML 1.1) expanded, as JSON in `folder`:
- * the same document as a YAML 1.1 reader (SnakeYAML, js-yaml, PyYAML) reads it. Returns its path.
- */
-export async function expandMergeKeys(spec: string, folder: string): Promise<string> {
-  const document = parse(await readFile(spec, 'utf8'), { merge: true }) as unknown;
-  const path = join(folder, 'pdns-auth-4.7.3.merge-keys-expanded.json');
-  await writeFile(path, JSON.stringify(document, null, 2));
-  return path;
-}
 
 /** Installs what the PowerDNS checks need (apt-get, when root): the server, its SQLite backend, sqlite3 and dig. */
 export function requirePowerDns(): void {
