@@ -23,24 +23,8 @@ import { detectFramework } from '../src/dotnet.js';
 import { environmentVariables } from '../src/names/environment.js';
 import { connect } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
-import { fetchJson } from './support/real-apis.js';
+import { call, fetchJson, success, type Answer } from './support/real-apis.js';
 import { POWERDNS_RRSET_OVERLAY, POWERDNS_SPEC, requirePowerDns, startPowerDns, type PowerDnsServer } from './support/powerdns.js';
-
-interface Answer { isError: boolean; text: string }
-
-/** A tool's answer: whether it is flagged isError, and its text. */
-async function call(client: Client, tools: ReadonlySet<string>, name: string, args: Record<string, unknown>): Promise<Answer> {
-  assert.ok(tools.has(name), `no tool ${name} in tools/list: ${[...tools].join(', ')}`);
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
-  return { isError: result.isError === true, text: (result.content as { text?: string }[]).map((c) => c.text ?? '').join('') };
-}
-
-/** The JSON of a successful answer; fails with the answer's text when it is an error. */
-function success(answer: Answer): any {
-  assert.equal(answer.isError, false, `the tool answered with an error: ${answer.text}`);
-  assert.doesNotMatch(answer.text, /^Error:/, answer.text);
-  return JSON.parse(answer.text);
-}
 
 /** Zone names of this run: the server is fresh for each run, this keeps them readable when one is not. */
 const RUN = `r${process.pid}`;

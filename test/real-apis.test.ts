@@ -21,24 +21,8 @@ import { environmentVariables } from '../src/names/environment.js';
 import { connect, serverLog } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import {
-  ALERTMANAGER_SPEC, ETCD_ANONYMOUS_OVERLAY, ETCD_SPEC, fetchJson, requireProgram, startAlertmanager, startEtcd, type EtcdServer, type RealServer,
+  ALERTMANAGER_SPEC, call, ETCD_ANONYMOUS_OVERLAY, ETCD_SPEC, fetchJson, success, type Answer, requireProgram, startAlertmanager, startEtcd, type EtcdServer, type RealServer,
 } from './support/real-apis.js';
-
-interface Answer { isError: boolean; text: string }
-
-/** A tool's answer: whether it is flagged isError, and its text. */
-async function call(client: Client, tools: ReadonlySet<string>, name: string, args: Record<string, unknown>): Promise<Answer> {
-  assert.ok(tools.has(name), `no tool ${name} in tools/list: ${[...tools].join(', ')}`);
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
-  return { isError: result.isError === true, text: (result.content as { text?: string }[]).map((c) => c.text ?? '').join('') };
-}
-
-/** The JSON of a successful answer; fails with the answer's text when it is an error. */
-function success(answer: Answer): any {
-  assert.equal(answer.isError, false, `the tool answered with an error: ${answer.text}`);
-  assert.doesNotMatch(answer.text, /^Error:/, answer.text);
-  return JSON.parse(answer.text);
-}
 
 const b64 = (value: string | Uint8Array): string => Buffer.from(value).toString('base64');
 const unb64 = (value: string | undefined): string => Buffer.from(value ?? '', 'base64').toString('utf8');

@@ -4,6 +4,7 @@
  * scratch folder. Each start waits (bounded) until the server answers, and `stop` ends the process and
  * removes its folder; a process still running when the test process exits is killed then.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { aptInstall } from './debian.js';
 import { REPO } from './golden.js';
 import { scratchDir } from './scratch.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 /** The documents the servers publish, at the versions Debian bookworm ships (see test/fixtures/real-apis/README.md). */
 export const ALERTMANAGER_SPEC = join(REPO, 'test/fixtures/real-apis/alertmanager-v0.25.0.yaml');
@@ -237,4 +239,20 @@ async function startEtcdOnce(options: { auth: boolean }): Promise<EtcdServer> {
     throw new Error(`etcd: enabling auth failed: ${String(error)}\n${server.log()}`);
   }
   return { ...server, token, password, call };
+}
+
+export interface Answer { isError: boolean; text: string }
+
+/** A tool's answer: whether it is flagged isError, and its text (the answer's own block, not the headers beside it). */
+export async function call(client: Client, tools: ReadonlySet<string>, name: string, args: Record<string, unknown>): Promise<Answer> {
+  assert.ok(tools.has(name), `no tool ${name} in tools/list: ${[...tools].join(', ')}`);
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
+  return { isError: result.isError === true, text: (result.content as { text?: string }[])[0]?.text ?? '' };
+}
+
+/** The JSON of a successful answer; fails with the answer's text when it is an error. */
+export function success(answer: Answer): any {
+  assert.equal(answer.isError, false, `the tool answered with an error: ${answer.text}`);
+  assert.doesNotMatch(answer.text, /^Error:/, answer.text);
+  return JSON.parse(answer.text);
 }

@@ -30,8 +30,6 @@ public sealed partial class ApiRequest
 
     private async Task<ApiResult<T>> ReadSuccessAsync<T>(HttpResponseMessage response, ApiResponseKind responseKind, CancellationToken cancellationToken)
     {
-        var status = (int)response.StatusCode;
-        var headers = Kept(response);
         var mediaType = response.Content.Headers.ContentType?.MediaType;
         var form = FormOf(mediaType);
         // A file the spec declares stays one where the API sends the very media type it declares (a file typed JSON).
@@ -39,10 +37,17 @@ public sealed partial class ApiRequest
         {
             form = BodyForm.Binary;
         }
+        return (await ReadAsync<T>(response, form, cancellationToken).ConfigureAwait(false)).WithHeaders(Kept(response));
+    }
+
+    /// <summary>The body, read as <paramref name="form"/> says, with a byte cap.</summary>
+    private async Task<ApiResult<T>> ReadAsync<T>(HttpResponseMessage response, BodyForm form, CancellationToken cancellationToken)
+    {
+        var status = (int)response.StatusCode;
         if (form == BodyForm.Binary)
         {
             var (bytes, whole) = await ReadCappedAsync(response.Content, ApiLimits.MaxBinaryBytes, cancellationToken).ConfigureAwait(false);
-            return FileResult<T>(status, response, bytes, whole, headers);
+            return FileResult<T>(status, response, bytes, whole);
         }
         var (body, complete) = await ReadCappedAsync(response.Content, ApiLimits.MaxResponseBytes, cancellationToken).ConfigureAwait(false);
         if (!complete)
@@ -52,68 +57,65 @@ public sealed partial class ApiRequest
         }
         if (body.AsSpan().Trim(" \t\r\n"u8).IsEmpty)
         {
-            return ApiResult<T>.Read(status, default, null, null, headers);
+            return ApiResult<T>.Read(status, default, null, null);
         }
         var encoding = CharsetOf(response);
         if (encoding is null && !System.Text.Unicode.Utf8.IsValid(body))
         {
             // Not text, whatever it was called: a file, as long as a file may be.
             var whole = body.Length <= ApiLimits.MaxBinaryBytes;
-            return FileResult<T>(status, response, whole ? body : body[..ApiLimits.MaxBinaryBytes], whole, headers);
+            return FileResult<T>(status, response, whole ? body : body[..ApiLimits.MaxBinaryBytes], whole);
         }
         var text = (encoding ?? Encoding.UTF8).GetString(body).TrimStart('\uFEFF');
-        var result = form switch
+        return form switch
         {
             BodyForm.Text => TextResult<T>(status, text, "the API answered with text"),
-            BodyForm.JsonLines => JsonLinesResult<T>(status, text),
-            // JSON, or nothing said: JSON if it parses, else text.
-            _ => JsonResult<T>(status, text, form == BodyForm.Json),
+            BodyForm.JsonLines => JsonValues(text.Replace('\u001E', '\n'), single: true) is { } lines
+                ? JsonResult<T>(status, lines)
+                : TextResult<T>(status, text, "the API said JSON lines but sent text"),
+            // JSON, or nothing said: JSON if it parses (one value, or several one after the other), else text.
+            _ => (ParseJson(text) ?? JsonValues(text)) is { } json
+                ? JsonResult<T>(status, json)
+                : TextResult<T>(status, text, form == BodyForm.Json ? "the API said JSON but sent text" : "the API answered with text"),
         };
-        return result.WithHeaders(headers);
     }
 
-    /// <summary>
-    /// JSON: into <typeparamref name="T"/> where it fits; as sent (a <see cref="JsonElement"/>) either way. Several
-    /// JSON values one after the other (a stream, as gRPC gateways and event endpoints send) are an array of them.
-    /// </summary>
-    private ApiResult<T> JsonResult<T>(int status, string text, bool declared)
+    /// <summary>The one JSON value the text is, or null.</summary>
+    private static JsonElement? ParseJson(string text)
     {
-        JsonElement element;
         try
         {
             using var document = JsonDocument.Parse(text);
-            element = document.RootElement.Clone();
+            return document.RootElement.Clone();
         }
         catch (JsonException)
         {
-            if (JsonValues(text) is not { } values)
-            {
-                return TextResult<T>(status, text, declared ? "the API said JSON but sent text" : "the API answered with text");
-            }
-            element = values;
+            return null;
         }
+    }
+
+    /// <summary>A JSON answer: into <typeparamref name="T"/> where it fits; as sent (a <see cref="JsonElement"/>) either way.</summary>
+    private ApiResult<T> JsonResult<T>(int status, JsonElement element)
+    {
         if (typeof(T) == typeof(ApiFile) || (typeof(T) == typeof(string) && element.ValueKind != JsonValueKind.String))
         {
-            return ApiResult<T>.Read(status, default, element, $"the answer to {Display} is JSON, not {(typeof(T) == typeof(string) ? "text" : "a file")}", null);
+            return ApiResult<T>.Read(status, default, element, $"the answer to {Display} is JSON, not {(typeof(T) == typeof(string) ? "text" : "a file")}");
         }
         try
         {
-            return ApiResult<T>.Read(status, element.Deserialize<T>(ApiJson.Options), element, null, null);
+            return ApiResult<T>.Read(status, element.Deserialize<T>(ApiJson.Options), element, null);
         }
         catch (Exception exception) when (exception is JsonException or NotSupportedException or InvalidOperationException)
         {
             var expected = Nullable.GetUnderlyingType(typeof(T))?.Name ?? typeof(T).Name;
-            return ApiResult<T>.Read(status, default, element, $"the answer to {Display} does not fit {expected}: {exception.Message}", null);
+            return ApiResult<T>.Read(status, default, element, $"the answer to {Display} does not fit {expected}: {exception.Message}");
         }
     }
 
-    /// <summary>JSON lines (<c>application/x-ndjson</c>, <c>application/json-seq</c>): one JSON value a line, as an array.</summary>
-    private ApiResult<T> JsonLinesResult<T>(int status, string text) =>
-        JsonValues(text.Replace('\u001E', '\n'), single: true) is { } values
-            ? JsonResult<T>(status, values.GetRawText(), declared: true)
-            : TextResult<T>(status, text, "the API said JSON lines but sent text");
-
-    /// <summary>The JSON values of a text that holds several (or, with <paramref name="single"/>, one or more), as an array; null when it holds anything else.</summary>
+    /// <summary>
+    /// The JSON values of a text that holds several one after the other (a stream, as gRPC gateways and event endpoints
+    /// send; with <paramref name="single"/>, JSON lines: one or more), as an array; null when it holds anything else.
+    /// </summary>
     private static JsonElement? JsonValues(string text, bool single = false)
     {
         var reader = new Utf8JsonReader(Encoding.UTF8.GetBytes(text), new JsonReaderOptions { AllowMultipleValues = true });
@@ -134,10 +136,10 @@ public sealed partial class ApiRequest
 
     private static ApiResult<T> TextResult<T>(int status, string text, string mismatch) =>
         text is T value
-            ? ApiResult<T>.Read(status, value, text, null, null)
-            : ApiResult<T>.Read(status, default, text, mismatch, null);
+            ? ApiResult<T>.Read(status, value, text, null)
+            : ApiResult<T>.Read(status, default, text, mismatch);
 
-    private static ApiResult<T> FileResult<T>(int status, HttpResponseMessage response, byte[] bytes, bool whole, IReadOnlyList<KeyValuePair<string, string>> headers)
+    private static ApiResult<T> FileResult<T>(int status, HttpResponseMessage response, byte[] bytes, bool whole)
     {
         var content = response.Content.Headers;
         var file = new ApiFile(content.ContentType?.ToString(), content.ContentDisposition?.FileNameStar ?? content.ContentDisposition?.FileName?.Trim('"'), bytes)
@@ -146,8 +148,8 @@ public sealed partial class ApiRequest
             IsComplete = whole,
         };
         return file is T value
-            ? ApiResult<T>.Read(status, value, file, null, headers)
-            : ApiResult<T>.Read(status, default, file, "the API answered with a file", headers);
+            ? ApiResult<T>.Read(status, value, file, null)
+            : ApiResult<T>.Read(status, default, file, "the API answered with a file");
     }
 
     /// <summary>The kept headers of the answer, each value redacted, in the order the spec names them.</summary>
@@ -193,7 +195,6 @@ public sealed partial class ApiRequest
             "" => BodyForm.Unknown,
             "application/x-ndjson" or "application/ndjson" or "application/jsonl" or "application/x-jsonlines" or "application/jsonlines" or "application/json-seq" => BodyForm.JsonLines,
             _ when type.EndsWith("+json-seq", StringComparison.Ordinal) => BodyForm.JsonLines,
-            "application/json" or "text/json" or "application/problem+json" => BodyForm.Json,
             _ when type.EndsWith("+json", StringComparison.Ordinal) || type.EndsWith("/json", StringComparison.Ordinal) => BodyForm.Json,
             _ when type.StartsWith("text/", StringComparison.Ordinal) || type.EndsWith("/xml", StringComparison.Ordinal) || type.EndsWith("+xml", StringComparison.Ordinal) => BodyForm.Text,
             "application/javascript" or "application/ecmascript" or "application/x-www-form-urlencoded" or "application/yaml" or "application/x-yaml" or "application/graphql" or "application/sql" => BodyForm.Text,

@@ -33,12 +33,10 @@ internal static class McpArgumentErrors
         // An argument the tool does not take would be dropped in silence: the model would believe it filtered.
         if (!schema.TryGetProperty("additionalProperties", out var extra) || extra.ValueKind == JsonValueKind.False)
         {
-            var known = schema.TryGetProperty("properties", out var declared) && declared.ValueKind == JsonValueKind.Object
-                ? declared.EnumerateObject().Select(p => p.Name).ToList()
-                : [];
-            foreach (var name in given.Where(a => a.Value.ValueKind != JsonValueKind.Null && !known.Contains(a.Key, StringComparer.Ordinal)).Select(a => a.Key))
+            var declared = schema.TryGetProperty("properties", out var properties) ? properties : default;
+            foreach (var name in given.Where(a => a.Value.ValueKind != JsonValueKind.Null && !(declared.ValueKind == JsonValueKind.Object && declared.TryGetProperty(a.Key, out _))).Select(a => a.Key))
             {
-                problems.Add($"'{name}' is not an argument of {toolName} ({(known.Count == 0 ? "it takes none" : $"it takes: {string.Join(", ", known.Take(30))}{(known.Count > 30 ? ", …" : string.Empty)}")})");
+                problems.Add($"'{name}' is not an argument of {toolName} ({Names("it takes", declared)})");
             }
         }
         // At the top level a null argument is one left out: optional ones may be null.
@@ -52,6 +50,13 @@ internal static class McpArgumentErrors
 
     private static string Message(string toolName, List<string> problems)
         => $"Error: invalid arguments for {toolName}: {string.Join("; ", problems.Take(MaxProblems))}";
+
+    /// <summary>The property names a schema declares, for a message: <c>it takes: a, b, c</c>, or <c>it takes none</c>.</summary>
+    private static string Names(string saying, JsonElement properties)
+    {
+        var names = properties.ValueKind == JsonValueKind.Object ? properties.EnumerateObject().Select(p => p.Name).ToList() : [];
+        return names.Count == 0 ? $"{saying} none" : $"{saying}: {string.Join(", ", names.Take(30))}{(names.Count > 30 ? ", …" : string.Empty)}";
+    }
 
     private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();
 
@@ -81,9 +86,7 @@ internal static class McpArgumentErrors
             }
             else if (additional.ValueKind == JsonValueKind.False)
             {
-                var known = properties.ValueKind == JsonValueKind.Object ? properties.EnumerateObject().Select(p => p.Name).ToList() : [];
-                var owner = prefix.TrimEnd('.');
-                problems.Add($"'{prefix}{name}' is not a property of {(owner.Length == 0 ? "the arguments" : owner)} ({(known.Count == 0 ? "it has none" : $"it has: {string.Join(", ", known.Take(30))}{(known.Count > 30 ? ", …" : string.Empty)}")})");
+                problems.Add($"'{prefix}{name}' is not a property of {(prefix.Length == 0 ? "the arguments" : prefix.TrimEnd('.'))} ({Names("it has", properties)})");
             }
         }
         CheckCount(schema, values.Count, "minProperties", "maxProperties", "properties", prefix.TrimEnd('.'), problems);

@@ -233,6 +233,4 @@ public sealed partial class ApiRequest
         var bytes = kept.GetBuffer().AsSpan(0, maxBytes).ToArray();
         return (bytes, false);
     }
-
-    private static string Cut(string text, int maxChars) => text.Length <= maxChars ? text : text[..maxChars];
 }

@@ -68,8 +68,8 @@ public sealed class ApiResult<T>
     public static ApiResult<T> Success(int statusCode, T? value) => new(true, statusCode, value, null);
 
     /// <summary>A successful answer as read: the value where it fits <typeparamref name="T"/>, the body as sent either way.</summary>
-    internal static ApiResult<T> Read(int statusCode, T? value, object? body, string? mismatch, IReadOnlyList<KeyValuePair<string, string>>? headers) =>
-        new(true, statusCode, value, null) { Body = body, Mismatch = mismatch, Headers = headers ?? [] };
+    internal static ApiResult<T> Read(int statusCode, T? value, object? body, string? mismatch) =>
+        new(true, statusCode, value, null) { Body = body, Mismatch = mismatch };
 
     /// <summary>The same result with the answer's kept headers.</summary>
     internal ApiResult<T> WithHeaders(IReadOnlyList<KeyValuePair<string, string>> headers) =>
