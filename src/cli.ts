@@ -5,12 +5,12 @@ import { generateClient, generateHost, generateProject, generateTools, prepare, 
 import { staleFiles, writeFiles } from './write.js';
 import { readFile } from 'node:fs/promises';
 import { describeIoError } from './load/source.js';
-import { mergeClientConfig } from './emit/client-config-merge.js';
+import { mergeClientConfig } from './emit/project/client-config-merge.js';
 import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
-import { serverKey, type ToolMode, type Transport } from './emit/host.js';
-import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/config.js';
-import type { GeneratedFile } from './emit/file.js';
+import { serverKey, type ToolMode, type Transport } from './emit/project/host.js';
+import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
+import type { GeneratedFile } from './emit/shared/file.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';

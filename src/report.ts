@@ -1,9 +1,9 @@
 import type { PreparedApi } from './generate.js';
 import { planNames } from './names/plan.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
-import { toolListing } from './emit/listing.js';
-import { discoveryListing } from './emit/discovery.js';
-import { outputSchema } from './emit/output-schema.js';
+import { toolListing } from './emit/tools/listing.js';
+import { discoveryListing } from './emit/discovery/discovery.js';
+import { outputSchema } from './emit/tools/output-schema.js';
 
 /** Clients degrade, or refuse, past these sizes (Cursor shows about 40 tools; VS Code allows 128). */
 export const TOOL_COUNT_WARNING = 40;

@@ -4,7 +4,7 @@ import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { GeneratorError } from './errors.js';
 import { describeIoError } from './load/source.js';
-import type { GeneratedFile } from './emit/file.js';
+import type { GeneratedFile } from './emit/shared/file.js';
 
 /**
  * Writes files under `directory` all or nothing as far as the file system allows: each goes to a

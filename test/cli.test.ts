@@ -8,7 +8,7 @@ import { readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli, EXIT_CODES } from '../src/index.js';
 import { EXAMPLE_SPEC, REPO } from './support/golden.js';
-import { generatorCommand } from '../src/emit/regenerate.js';
+import { generatorCommand } from '../src/emit/project/regenerate.js';
 import { existsSync } from 'node:fs';
 import { scratchDir } from './support/scratch.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_TOOL_DESCRIPTION, toolDescription, trimDescription, valueDescription } from '../src/emit/describe.js';
+import { MAX_TOOL_DESCRIPTION, toolDescription, trimDescription, valueDescription } from '../src/emit/shared/describe.js';
 import type { Operation, TypeRef } from '../src/model/types.js';
 
 const op = (extra: Partial<Operation>): Operation => ({ id: '/paths/~1x/get', method: 'get', path: '/x', requestPath: '/x', pathQuery: [], tags: [], deprecated: false, parameters: [], success: { kind: 'none', status: '204' }, ...extra });

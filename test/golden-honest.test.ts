@@ -10,13 +10,14 @@ import { appendFile, cp, mkdir, readFile, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { REPO } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
+import { TEMPLATE_FOLDERS } from '../src/emit/shared/templates.js';
 
 test('npm test cannot heal a golden regression: an edited golden file fails the run twice and stays edited', async () => {
   const copy = scratchDir('golden-heal');
   const onlyGoldenTest = (source: string): boolean => !/\.test\.(js|d\.ts|js\.map)$/.test(source) || basename(source).startsWith('golden.test.');
   await cp(join(REPO, 'dist'), join(copy, 'dist'), { recursive: true, filter: onlyGoldenTest });
   await cp(join(REPO, 'test/golden'), join(copy, 'test/golden'), { recursive: true });
-  await cp(join(REPO, 'src/emit/csharp'), join(copy, 'src/emit/csharp'), { recursive: true });
+  for (const folder of TEMPLATE_FOLDERS) await cp(join(REPO, folder), join(copy, folder), { recursive: true });
   await mkdir(join(copy, 'examples'));
   await cp(join(REPO, 'examples/petstore.yaml'), join(copy, 'examples/petstore.yaml'));
   await cp(join(REPO, 'package.json'), join(copy, 'package.json'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { scratchDir } from './support/scratch.js';
 import { planNames, prepare, type PreparedApi } from '../src/index.js';
-import { inputSchema } from '../src/emit/input-schema.js';
+import { inputSchema } from '../src/emit/tools/input-schema.js';
 import { REPO } from './support/golden.js';
 
 const sink = await prepare(join(REPO, 'test/fixtures/kitchen-sink.yaml'));

@@ -12,7 +12,7 @@ import { detectFramework } from '../src/dotnet.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SPEC, GOLDEN_DIR, GOLDEN_GENERATOR, REPO, goldenFilesOnDisk } from './support/golden.js';
-import { generatorCommand } from '../src/emit/regenerate.js';
+import { generatorCommand } from '../src/emit/project/regenerate.js';
 import { scratchDir } from './support/scratch.js';
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

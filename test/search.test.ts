@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { planNames, prepare, runCli } from '../src/index.js';
-import { operationIntents, stem, terms } from '../src/emit/search-text.js';
-import { queryWords } from '../src/emit/search-query-words.js';
-import { searchIndex, type SearchIndex } from '../src/emit/search-index.js';
-import { searchIndexed } from '../src/emit/search-query.js';
-import { discoveryListing } from '../src/emit/discovery.js';
+import { operationIntents, stem, terms } from '../src/emit/discovery/search-text.js';
+import { queryWords } from '../src/emit/discovery/search-query-words.js';
+import { searchIndex, type SearchIndex } from '../src/emit/discovery/search-index.js';
+import { searchIndexed } from '../src/emit/discovery/search-query.js';
+import { discoveryListing } from '../src/emit/discovery/discovery.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
 

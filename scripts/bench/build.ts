@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Area } from './area.js';
-import type { BenchContext } from './context.js';
+import type { BenchContext, Project } from './context.js';
 import { median, range, rotate, seconds } from './lib.js';
-import { dotnetBuild, project, type Project } from './projects.js';
+import { dotnetBuild, project } from './projects.js';
 
 const AREA = '5 dotnet build';
 const WHAT = '`dotnet build --no-restore` from clean (Debug)';

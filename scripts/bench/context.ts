@@ -8,10 +8,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectFramework } from '../../src/dotnet.js';
-import { snapshotGenerator, type Generator } from './generator.js';
+import { snapshotGenerator, type Generator } from './snapshot.js';
 import { detectRssMethod, type RssMethod } from './lib.js';
 import type { Options } from './options.js';
-import type { Project, ProjectKey } from './projects.js';
 import { newResults, type Results } from './results.js';
 
 /** The repository: this file is dist/scripts/bench/context.js. */
@@ -38,6 +37,20 @@ export interface Paths {
   /** Where the peer generator is installed (`npm --prefix`). */
   readonly benchDeps: string;
   readonly peerBin: string;
+}
+
+/** A generated project the benchmark builds once and measures (scripts/bench/projects.ts makes them). */
+export type ProjectKey = 'petstore' | 'github';
+
+export interface Project {
+  readonly key: ProjectKey;
+  readonly label: string;
+  readonly dir: string;
+  /** The environment variable of the API's base URL in the generated Program.cs. */
+  readonly baseUrlVariable: string;
+  releaseDll?: string;
+  debugBuilt?: boolean;
+  error?: string;
 }
 
 export interface BenchContext {

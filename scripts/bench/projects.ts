@@ -6,21 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { specOf, type BenchContext } from './context.js';
+import { specOf, type BenchContext, type Project, type ProjectKey } from './context.js';
 import { firstErrorLine } from './lib.js';
-
-export type ProjectKey = 'petstore' | 'github';
-
-export interface Project {
-  readonly key: ProjectKey;
-  readonly label: string;
-  readonly dir: string;
-  /** The environment variable of the API's base URL in the generated Program.cs. */
-  readonly baseUrlVariable: string;
-  releaseDll?: string;
-  debugBuilt?: boolean;
-  error?: string;
-}
 
 export interface Built {
   readonly ok: boolean;

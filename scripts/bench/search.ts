@@ -16,8 +16,8 @@ import { prepare } from '../../src/generate.js';
 import { planNames } from '../../src/names/plan.js';
 import { reportSelection } from '../../src/report.js';
 import { selectOperations } from '../../src/select.js';
-import { searchIndex, type SearchIndex } from '../../src/emit/search-index.js';
-import { searchIndexed } from '../../src/emit/search-query.js';
+import { searchIndex, type SearchIndex } from '../../src/emit/discovery/search-index.js';
+import { searchIndexed } from '../../src/emit/discovery/search-query.js';
 
 const GOALS = { recallAt3: 0.9, discoveryBytes: 2000 } as const;
 const AREA = '6 discovery';

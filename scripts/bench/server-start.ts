@@ -4,9 +4,9 @@
  * `dotnet run` with --no-restore and with --no-build, which shows where its time goes.
  */
 import type { Area } from './area.js';
-import type { BenchContext } from './context.js';
+import type { BenchContext, Project } from './context.js';
 import { mb, median, range, rotate, seconds } from './lib.js';
-import { project, type Project } from './projects.js';
+import { project } from './projects.js';
 import { straddles, verdict } from './results.js';
 import { startServer, stopServer } from './servers.js';
 

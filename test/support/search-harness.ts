@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { prepare } from '../../src/generate.js';
 import { planNames } from '../../src/names/plan.js';
-import { searchIndex } from '../../src/emit/search-index.js';
-import { emitDiscovery } from '../../src/emit/discovery.js';
+import { searchIndex } from '../../src/emit/discovery/search-index.js';
+import { emitDiscovery } from '../../src/emit/discovery/discovery.js';
 
 const PROGRAM = `using System;
 using System.Linq;

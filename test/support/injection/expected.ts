@@ -6,9 +6,9 @@
 import type { PreparedApi } from '../../../src/index.js';
 import { FIXED_NAMES, type NamePlan } from '../../../src/names/plan.js';
 import { bareName } from '../../../src/names/identifiers.js';
-import { toolDescription } from '../../../src/emit/describe.js';
-import { inputSchema } from '../../../src/emit/input-schema.js';
-import { methodParameters } from '../../../src/emit/signature.js';
+import { toolDescription } from '../../../src/emit/shared/describe.js';
+import { inputSchema } from '../../../src/emit/tools/input-schema.js';
+import { methodParameters } from '../../../src/emit/shared/signature.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
 const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';

@@ -3,8 +3,6 @@
  * contradicts itself (no request could pass), or Prism misreading a request the spec allows. Every other
  * failure is the generator's until shown otherwise.
  */
-import type { CallRecord } from './sweep.js';
-
 export interface Explanation {
   readonly spec: string;
   /** The tools it applies to (all of the spec's when absent). */
@@ -51,6 +49,6 @@ export const EXPLAINED: readonly Explanation[] = [
 ];
 
 /** The explanation that covers a failed call of a spec, if any. */
-export function explanationOf(spec: string, call: CallRecord): Explanation | undefined {
+export function explanationOf(spec: string, call: { readonly tool: string; readonly reason: string }): Explanation | undefined {
   return EXPLAINED.find((e) => e.spec === spec && (e.tool === undefined || e.tool.test(call.tool)) && e.reason.test(call.reason));
 }

@@ -1,4 +1,4 @@
-import type { ApiModel, Operation, Primitive, TypeRef } from '../model/types.js';
+import type { ApiModel, Operation, Primitive, TypeRef } from '../../model/types.js';
 import type { JsonSchema } from './input-schema.js';
 
 /** Most schema nodes in one output schema; deeper objects are published as any JSON. */

@@ -3,21 +3,9 @@
  * package type McpServer that clients start with `dnx <id>@<version> --yes`, carrying `.mcp/server.json` in the
  * MCP Registry's format.
  */
-import type { GeneratedFile } from './file.js';
-import type { HostOptions } from './host-options.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
-
-/** What the package is called and says of itself. */
-export interface PackageInfo {
-  readonly id: string;
-  readonly version: string;
-  /** The tool's command name (`ToolCommandName`). */
-  readonly command: string;
-  /** One line, at most 100 characters (the registry's limit). */
-  readonly description: string;
-  /** The spec's base URL; without one, the base URL setting is required. */
-  readonly defaultBaseUrl?: string;
-}
+import type { GeneratedFile } from '../shared/file.js';
+import type { HostOptions, PackageInfo } from './host-options.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 
 /** The MCP Registry schema server.json is written against. */
 export const SERVER_JSON_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-10-17/server.schema.json';

@@ -1,5 +1,5 @@
-import type { ApiModel, HttpMethod, Operation, TypeRef } from '../model/types.js';
-import type { NamePlan } from '../names/plan.js';
+import type { ApiModel, HttpMethod, Operation, TypeRef } from '../../model/types.js';
+import type { NamePlan } from '../../names/plan.js';
 import { MANY, operationIntents, terms } from './search-text.js';
 import { SYNONYMS } from './search-synonyms.js';
 

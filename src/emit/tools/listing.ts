@@ -1,6 +1,6 @@
-import type { ApiModel, Operation } from '../model/types.js';
-import type { NamePlan } from '../names/plan.js';
-import { toolDescription } from './describe.js';
+import type { ApiModel, Operation } from '../../model/types.js';
+import type { NamePlan } from '../../names/plan.js';
+import { toolDescription } from '../shared/describe.js';
 import { inputSchema } from './input-schema.js';
 
 /** The tools/list entry the generated server publishes for an operation (sizes a selection: `report`). */

@@ -1,16 +1,16 @@
-import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../model/types.js';
-import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../names/plan.js';
-import { banner } from './banner.js';
-import { template } from './templates.js';
-import { valueDescription } from './describe.js';
-import { methodParameters } from './signature.js';
-import { csharpType } from './types.js';
-import { CSharpWriter, docLines, stringLiteral } from './writer.js';
-import { LONE_SURROGATE, bareName } from '../names/identifiers.js';
-import type { GeneratedFile } from './file.js';
+import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../../model/types.js';
+import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../../names/plan.js';
+import { banner } from '../shared/banner.js';
+import { templates } from '../shared/templates.js';
+import { valueDescription } from '../shared/describe.js';
+import { methodParameters } from '../shared/signature.js';
+import { csharpType } from '../shared/csharp-types.js';
+import { CSharpWriter, docLines, stringLiteral } from '../shared/writer.js';
+import { LONE_SURROGATE, bareName } from '../../names/identifiers.js';
+import type { GeneratedFile } from '../shared/file.js';
 
-
-/** The client's runtime, real C# files in src/emit/csharp: results and limits, building, bodies, sending, reading answers, error messages. */
+const template = templates('client');
+/** The client's runtime, real C# files in src/emit/client/csharp: results and limits, building, bodies, sending, reading answers, error messages. */
 const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiErrorMessages'] as const;
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { ApiModel, SecurityScheme } from '../model/types.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
+import type { ApiModel, SecurityScheme } from '../../model/types.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import { serverKey } from './host.js';
-import type { GeneratedFile } from './file.js';
+import type { GeneratedFile } from '../shared/file.js';
 
 /** MCP clients whose configuration `init --client` writes. */
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;

@@ -1,9 +1,9 @@
-import type { ApiModel, HttpMethod, Operation } from '../model/types.js';
-import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePlan } from '../names/plan.js';
-import { banner } from './banner.js';
-import { toolDescription } from './describe.js';
-import { methodParameters } from './signature.js';
-import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from './writer.js';
+import type { ApiModel, HttpMethod, Operation } from '../../model/types.js';
+import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePlan } from '../../names/plan.js';
+import { banner } from '../shared/banner.js';
+import { toolDescription } from '../shared/describe.js';
+import { methodParameters } from '../shared/signature.js';
+import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { inputSchema } from './input-schema.js';
 import { outputSchema } from './output-schema.js';
 

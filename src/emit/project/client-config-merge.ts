@@ -1,7 +1,7 @@
-import { GeneratorError } from '../errors.js';
-import { loadJsonc } from '../jsonc.js';
-import { lineAndColumn } from '../load/parse.js';
-import type { GeneratedFile } from './file.js';
+import { GeneratorError } from '../../errors.js';
+import { loadJsonc } from '../../jsonc.js';
+import { lineAndColumn } from '../../load/parse.js';
+import type { GeneratedFile } from '../shared/file.js';
 
 /**
  * A client's configuration file with our one server entry put into the file that is already there:

@@ -1,10 +1,12 @@
-import type { GeneratedFile } from './file.js';
+import type { GeneratedFile } from '../shared/file.js';
 import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
 import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
-import { template } from './templates.js';
-import { jsonText, rawStringLiteral, stringLiteral } from './writer.js';
+import { templates } from '../shared/templates.js';
+import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
+const template = templates('discovery');
+
 export const SEARCH_INDEX_FILE = 'McpSearchIndex.g.json';
 export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
 

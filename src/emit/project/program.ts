@@ -1,10 +1,10 @@
-import { stringLiteral, CSharpWriter } from './writer.js';
-import { banner } from './banner.js';
-import { FIXED_NAMES } from '../names/plan.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
-import type { SecurityScheme } from '../model/types.js';
+import { stringLiteral, CSharpWriter } from '../shared/writer.js';
+import { banner } from '../shared/banner.js';
+import { FIXED_NAMES } from '../../names/plan.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import type { SecurityScheme } from '../../model/types.js';
 import { serverKey, type HostOptions } from './host-options.js';
-import { packageVersion } from '../package.js';
+import { packageVersion } from '../../package.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {

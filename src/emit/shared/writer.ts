@@ -1,4 +1,4 @@
-import { LONE_SURROGATE } from '../names/identifiers.js';
+import { LONE_SURROGATE } from '../../names/identifiers.js';
 
 const CHUNK_LINES = 512;
 const INDENTS = Array.from({ length: 8 }, (_, depth) => '    '.repeat(depth));

@@ -2,10 +2,10 @@
  * What deploys an HTTP server: a Dockerfile (multi-stage, official .NET images, non-root, health check) and a
  * Kubernetes manifest (a Deployment of two replicas probed on /healthz, and a Service in front).
  */
-import type { GeneratedFile } from './file.js';
+import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
-import { kebabName } from '../names/identifiers.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../names/environment.js';
+import { kebabName } from '../../names/identifiers.js';
+import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 
 /** The port the container listens on: the official ASP.NET Core images' own default (ASPNETCORE_HTTP_PORTS). */
 export const CONTAINER_PORT = 8080;

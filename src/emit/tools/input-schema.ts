@@ -1,8 +1,8 @@
-import type { ApiModel, Constraints, Operation, Primitive, TypeRef } from '../model/types.js';
-import type { NamePlan } from '../names/plan.js';
-import { bareName } from '../names/identifiers.js';
-import { MAX_SCHEMA_ENUM, valueDescription } from './describe.js';
-import { methodParameters, type MethodParameter } from './signature.js';
+import type { ApiModel, Constraints, Operation, Primitive, TypeRef } from '../../model/types.js';
+import type { NamePlan } from '../../names/plan.js';
+import { bareName } from '../../names/identifiers.js';
+import { MAX_SCHEMA_ENUM, valueDescription } from '../shared/describe.js';
+import { methodParameters, type MethodParameter } from '../shared/signature.js';
 
 export type JsonSchema = Record<string, unknown>;
 

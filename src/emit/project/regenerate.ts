@@ -5,7 +5,7 @@
  * (this machine's node and the package's bin script), which `init` writes to `<Name>.csproj.user`, the file MSBuild
  * reads beside a project for one user's settings; nothing is ever fetched from a registry unless the user says so.
  */
-import type { GeneratedFile } from './file.js';
+import type { GeneratedFile } from '../shared/file.js';
 
 /** The record of what the project's generated sources were made from, beside the .csproj. */
 export const RECORD_FILE = 'openapi-mcp.json';

@@ -4,7 +4,7 @@
  * term the generator made from the same word in a summary, path or name.
  */
 
-import { ACTION_WORDS } from '../names/tool-names.js';
+import { ACTION_WORDS } from '../../names/tool-names.js';
 
 /** Word boundaries inside a token: camelCase, HTTPServer, v2beta. */
 const CASE_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;

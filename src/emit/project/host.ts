@@ -1,7 +1,7 @@
-import { template } from './templates.js';
-import type { GeneratedFile } from './file.js';
+import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
-import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from './discovery.js';
+import { emitToolSupport } from '../tools/tool-support.js';
+import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
 import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
@@ -32,8 +32,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
   return [
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
-    template('McpArgumentErrors', 'McpArgumentErrors.cs', options.namespace, source, options.clientNamespace),
-    template('McpToolSupport', 'McpToolSupport.cs', options.namespace, source, options.clientNamespace),
+    ...emitToolSupport(options.namespace, options.clientNamespace, source),
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? emitDeployment(options, projectName) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),

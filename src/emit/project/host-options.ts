@@ -1,6 +1,5 @@
 /** The options of the generated host project, shared by the files that make it. */
-import type { SecurityScheme } from '../model/types.js';
-import type { PackageInfo } from './nuget.js';
+import type { SecurityScheme } from '../../model/types.js';
 import type { RegenerationTarget } from './regenerate.js';
 
 /** What the server publishes: one tool per operation, or three that search, describe and call them. */
@@ -28,6 +27,18 @@ export interface HostOptions {
   readonly package?: PackageInfo;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
   readonly regenerate?: RegenerationTarget;
+}
+
+/** The NuGet MCP server package (nuget.ts): what it is called and says of itself. */
+export interface PackageInfo {
+  readonly id: string;
+  readonly version: string;
+  /** The tool's command name (`ToolCommandName`). */
+  readonly command: string;
+  /** One line, at most 100 characters (the registry's limit). */
+  readonly description: string;
+  /** The spec's base URL; without one, the base URL setting is required. */
+  readonly defaultBaseUrl?: string;
 }
 
 /** The key of the server in MCP client configurations: the lower-case server name. */

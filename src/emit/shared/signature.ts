@@ -1,7 +1,7 @@
-import type { OperationNames, NamePlan } from '../names/plan.js';
-import { BODY_PARAMETER } from '../names/plan.js';
-import type { Operation, Parameter, RequestBody } from '../model/types.js';
-import { csharpType } from './types.js';
+import type { OperationNames, NamePlan } from '../../names/plan.js';
+import { BODY_PARAMETER } from '../../names/plan.js';
+import type { Operation, Parameter, RequestBody } from '../../model/types.js';
+import { csharpType } from './csharp-types.js';
 import { valueDescription } from './describe.js';
 
 /** One C# parameter of a generated client or tool method. */

@@ -1,5 +1,5 @@
-import type { NamePlan } from '../names/plan.js';
-import type { Primitive, TypeRef } from '../model/types.js';
+import type { NamePlan } from '../../names/plan.js';
+import type { Primitive, TypeRef } from '../../model/types.js';
 
 const PRIMITIVES: Record<Primitive, string> = {
   string: 'string', int: 'int', long: 'long', double: 'double', float: 'float', decimal: 'decimal', bool: 'bool',

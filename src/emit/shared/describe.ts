@@ -1,4 +1,4 @@
-import type { Operation, SchemaFacts, TypeRef } from '../model/types.js';
+import type { Operation, SchemaFacts, TypeRef } from '../../model/types.js';
 
 /** Longest tool description; longer ones are cut at a word boundary outside code spans. */
 export const MAX_TOOL_DESCRIPTION = 1024;

@@ -1,0 +1,12 @@
+import type { GeneratedFile } from '../shared/file.js';
+import { templates } from '../shared/templates.js';
+
+const template = templates('tools');
+
+/** The fixed C# the tools run on: argument checks and their messages, and the one path every tool call takes. */
+export function emitToolSupport(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
+  return [
+    template('McpArgumentErrors', 'McpArgumentErrors.cs', namespace, source, clientNamespace),
+    template('McpToolSupport', 'McpToolSupport.cs', namespace, source, clientNamespace),
+  ];
+}
