@@ -8,7 +8,7 @@
  * noise rather than words), and writes a report (default docs/corpus-report.md).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus, totalmem } from 'node:os';

@@ -1,4 +1,4 @@
-/** What went wrong, which decides the process exit code (see README "Exit codes"). */
+/** What went wrong, which decides the process exit code (see docs/commands.md, "Exit codes and errors"). */
 export type ErrorKind = 'usage' | 'spec' | 'output' | 'stale';
 
 export const EXIT_CODES: Readonly<Record<ErrorKind | 'internal', number>> = {

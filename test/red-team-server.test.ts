@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
-import { callText, connect, dotnetBuild } from '../examples/harness.js';
+import { connect, dotnetBuild } from '../examples/harness.js';
 import { REPO } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
 

@@ -1,5 +1,5 @@
 /**
- * The step-by-step flow of SPEC 1.5 as README shows it: `client`, `tools` and `host` into one folder give a
+ * The step-by-step flow of SPEC 1.5 as docs/commands.md shows it: `client`, `tools` and `host` into one folder give a
  * project that builds without warnings and serves the tools, with credentials wired from the spec.
  */
 import { test } from 'node:test';

@@ -8,7 +8,7 @@ import { GeneratorError } from '../errors.js';
  * alike; a URL's whole download within a time limit.
  */
 
-/** Largest spec (or referenced file) accepted, in bytes (README "Limits"). The biggest public specs are about 50 MB. */
+/** Largest spec (or referenced file) accepted, in bytes (docs/commands.md, "Limits"). The biggest public specs are about 50 MB. */
 export const MAX_SPEC_BYTES = 200 * 1024 * 1024;
 export const FETCH_TIMEOUT_MS = 60_000;
 

@@ -1,7 +1,8 @@
 import { GeneratorError, pointer, type Diagnostic } from '../errors.js';
 import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
-import { SchemaTypes, isObject, text } from './schemas.js';
+import { SchemaTypes } from './schemas.js';
+import { isObject, text } from './schema-nodes.js';
 import { authorizationClashes, readRequirement, readSecuritySchemes } from './security.js';
 import { referencedSchemas } from './reach.js';
 import { operationParameters, type ParameterContext } from './parameters.js';

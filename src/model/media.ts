@@ -1,6 +1,7 @@
 import { pointerToken } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
-import { SchemaTypes, isObject, text } from './schemas.js';
+import { SchemaTypes } from './schemas.js';
+import { isObject, text } from './schema-nodes.js';
 import type { BodyKind, RequestBody, ResponseKind, SuccessResponse, TypeRef } from './types.js';
 
 const BYTES: TypeRef = { kind: 'primitive', type: 'bytes', nullable: false };

@@ -1,6 +1,7 @@
 import { GeneratorError, pointerToken, type Diagnostic } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
-import { SchemaTypes, isObject, text } from './schemas.js';
+import { SchemaTypes } from './schemas.js';
+import { isObject, text } from './schema-nodes.js';
 import { templateParameters } from './paths.js';
 import type { Parameter, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
 

@@ -1,9 +1,8 @@
 import { GeneratorError, decodePointerToken, pointerToken, type Diagnostic } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
-import type { ObjectType, Primitive, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
+import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from './constraints.js';
-
-type Schema = Record<string, unknown>;
+import { ANY, declaredType, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
 
@@ -293,93 +292,3 @@ function factsOf(own: Schema, target: unknown): SchemaFacts {
 }
 
 const NO_PARTS: readonly Schema[] = Object.freeze([]);
-
-export function isObject(value: unknown): value is Schema {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** A string that is not blank, or undefined. */
-export function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** Primitive and `any` references are immutable and few: share them. */
-const PRIMITIVES = new Map<Primitive, TypeRef>();
-const NULLABLE_PRIMITIVES = new Map<Primitive, TypeRef>();
-const ANY: TypeRef = { kind: 'any', nullable: true };
-
-function primitive(type: Primitive, isNull: boolean): TypeRef {
-  const shared = isNull ? NULLABLE_PRIMITIVES : PRIMITIVES;
-  let found = shared.get(type);
-  if (!found) {
-    found = { kind: 'primitive', type, nullable: isNull };
-    shared.set(type, found);
-  }
-  return found;
-}
-
-export function nullable(type: TypeRef): TypeRef {
-  return type.nullable ? type : { ...type, nullable: true };
-}
-
-/** The one non-null `type` a schema declares: `''` when it declares none, undefined when several. */
-function declaredType(node: Schema): string | undefined {
-  const type = node.type;
-  if (typeof type === 'string') return type === 'null' ? '' : type;
-  if (!Array.isArray(type)) return '';
-  let found = '';
-  for (const t of type) {
-    if (typeof t !== 'string' || t === 'null') continue;
-    if (found !== '') return undefined;
-    found = t;
-  }
-  return found;
-}
-
-function isNullable(node: Schema): boolean {
-  return node.nullable === true || node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null'));
-}
-
-function isNullSchema(node: unknown): boolean {
-  return isObject(node) && (node.type === 'null' || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null));
-}
-
-function hasOwnProperties(node: Schema): boolean {
-  return isObject(node.properties) && Object.keys(node.properties).length > 0;
-}
-
-function inferType(node: Schema): string | undefined {
-  if (isObject(node.properties) || node.additionalProperties !== undefined) return 'object';
-  if (node.items !== undefined) return 'array';
-  const values = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : undefined;
-  if (values && values.length > 0) {
-    if (values.every((v) => typeof v === 'string')) return 'string';
-    if (values.every((v) => Number.isInteger(v))) return 'integer';
-    if (values.every((v) => typeof v === 'number')) return 'number';
-    if (values.every((v) => typeof v === 'boolean')) return 'boolean';
-  }
-  if (typeof node.format === 'string' && ['date-time', 'date', 'uuid', 'byte', 'binary'].includes(node.format)) return 'string';
-  return undefined;
-}
-
-function stringType(format: string | undefined): Primitive {
-  switch (format) {
-    case 'date-time': return 'dateTime';
-    case 'date': return 'date';
-    case 'uuid': return 'uuid';
-    case 'byte': case 'binary': return 'bytes';
-    default: return 'string';
-  }
-}
-
-function numberType(format: string | undefined): Primitive {
-  switch (format) {
-    case 'float': return 'float';
-    case 'decimal': return 'decimal';
-    // `type: number, format: int32` is a whole number, as the format says.
-    case 'int32': return 'int';
-    case 'int64': return 'long';
-    default: return 'double';
-  }
-}
-

@@ -1,6 +1,6 @@
 import { pointer, type Diagnostic } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
-import { isObject } from './schemas.js';
+import { isObject } from './schema-nodes.js';
 import type { Operation, SecurityScheme } from './types.js';
 
 /** The security schemes the generated server can send credentials for; others are reported. */
