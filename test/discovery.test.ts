@@ -103,7 +103,7 @@ describe('discovery mode, structured output and paged tools/list', () => {
     assert.deepEqual(await first({ query: 'zebra' }), []);
     const [created] = JSON.parse(text(await call(discovery, 'search_operations', { query: 'create pet' }))) as unknown[];
     assert.deepEqual(created, { name: 'create_pet', title: 'Create a pet', method: 'POST', path: '/pets', tags: ['pets'], summary: 'Create a pet' });
-    // The server's query side (McpSearch.cs) splits, stems and scores as src/emit/search-*.ts does, and leaves out
+    // The server's query side (McpSearch.cs) splits, stems and scores as src/emit/discovery/search-*.ts does, and leaves out
     // the same operations below the limit (limits under the number of matches).
     for (const query of ['Creating pets', 'listOwnerPets', "owner's pets updated", 'HTTPPets deleted', 'the pet_id of a new-born cat', 'stopped running dogs']) {
       for (const limit of [1, 2, 10]) {

@@ -41,7 +41,7 @@ export const search: Area = {
   peer: false,
   run: (context) => benchSearch(context),
   method: () =>
-    'discovery: recall@k is the share of a query set whose intended operation (method and path) is among the first k results of the ranking the generated server runs (src/emit/search-query.ts, which McpSearch.cs mirrors; the discovery end-to-end test checks they agree), over an index of the spec (the Graph entry: its mail and calendar section, by tag). The sets: search-queries.json (tuned on), -holdout.json (same APIs), -blind.json and -final.json (ten other APIs, written by someone who never saw the ranking; the final set\'s misses are not printed). Query time is that implementation\'s, in Node, over every query; tools/list bytes are the report command\'s figures for the same operations.',
+    'discovery: recall@k is the share of a query set whose intended operation (method and path) is among the first k results of the ranking the generated server runs (src/emit/discovery/search-query.ts, which McpSearch.cs mirrors; the discovery end-to-end test checks they agree), over an index of the spec (the Graph entry: its mail and calendar section, by tag). The sets: search-queries.json (tuned on), -holdout.json (same APIs), -blind.json and -final.json (ten other APIs, written by someone who never saw the ranking; the final set\'s misses are not printed). Query time is that implementation\'s, in Node, over every query; tools/list bytes are the report command\'s figures for the same operations.',
 };
 
 interface Counts { n: number; at1: number; at3: number; at10: number }

@@ -1,7 +1,7 @@
 /**
  * A console program around the generated server's search (McpSearch.cs and McpSearchQuery.cs, as discovery mode
  * writes them) and the index of a real API, so that a test can put many queries to the C# search at once and
- * compare its answers with the generator's reference ranking (src/emit/search-query.ts).
+ * compare its answers with the generator's reference ranking (src/emit/discovery/search-query.ts).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
