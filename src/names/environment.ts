@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -16,6 +16,9 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     maxResultLength: `${prefix}_MAX_RESULT_LENGTH`,
     headers: `${prefix}_HEADERS`,
     userAgent: `${prefix}_USER_AGENT`,
+    /** HTTP only: host names and origins the server accepts besides loopback ones. */
+    allowedHosts: `${prefix}_ALLOWED_HOSTS`,
+    allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
   };
 }
 

@@ -43,11 +43,11 @@ export interface Replica {
   log(): string;
 }
 
-/** Starts `dotnet <dll> --urls http://127.0.0.1:<port>` and waits until its /healthz answers. */
-export async function startReplica(name: string, dll: string, env: Record<string, string>): Promise<Replica> {
+/** Starts `dotnet <dll> --urls http://<listen>:<port>` (127.0.0.1 unless given) and waits until its /healthz answers; `url` is its loopback address. */
+export async function startReplica(name: string, dll: string, env: Record<string, string>, listen = '127.0.0.1'): Promise<Replica> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn('dotnet', [dll, '--urls', url], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('dotnet', [dll, '--urls', `http://${listen}:${port}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (chunk: Buffer): void => void (log = (log + chunk.toString('utf8')).slice(-200_000));
   child.stdout?.on('data', keep);

@@ -108,6 +108,18 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
   ];
+  if (location?.http) {
+    rows.push(
+      [env.allowedHosts, '(none)', 'host names (without port) the server answers to besides loopback ones, comma-separated; with none, a server that listens on loopback only answers loopback names, and one that listens on other addresses (Docker, Kubernetes) answers any'],
+      [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
+    );
+  }
+  if (location?.http) {
+    rows.push(
+      [env.allowedHosts, '(none)', 'host names (without port) the server answers to besides loopback ones, comma-separated; with none, a server that listens on loopback only answers loopback names, and one that listens on other addresses (Docker, Kubernetes) answers any'],
+      [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
+    );
+  }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}`]);
@@ -132,6 +144,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     '',
     ...(location?.http ? [
       '`Dockerfile` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); `kubernetes.yaml` runs two replicas behind a Service. Any replica answers any request: no session affinity is needed.',
+      '',
+      `Every request's \`Host\` and \`Origin\` are checked first, so that a web page cannot drive the server through DNS rebinding: a request from a web page whose origin is not loopback or listed in \`${env.allowedOrigins}\` is refused with 403, and so is a \`Host\` that is not loopback or listed in \`${env.allowedHosts}\` (with none listed, a server that listens on other addresses than loopback answers any \`Host\`: list the names clients use once it is on a network). \`/healthz\` answers any \`Host\`. Anyone who can reach the server uses the API with its credentials: put it where only its callers can reach it.`,
       '',
     ] : []),
     ...(location?.package ? [

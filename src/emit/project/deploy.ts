@@ -64,6 +64,7 @@ function emitManifest(options: HostOptions): string {
     `#   kubectl create secret generic ${name}-settings --from-literal=${env.baseUrl}=https://…${secrets.map((s) => ` --from-literal=${s}=…`).join('')}`,
     '#   kubectl apply -f kubernetes.yaml',
     ...(options.forwardAuth === undefined ? [] : [`# Each caller sends their own API credential in the ${options.forwardAuth} header of their MCP requests.`]),
+    `# Add --from-literal=${env.allowedHosts}=mcp.example.com (the names clients use): until it lists them, the server answers any Host.`,
     'apiVersion: apps/v1',
     'kind: Deployment',
     'metadata:',

@@ -1,6 +1,7 @@
 import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
 import { emitToolSupport } from '../tools/tool-support.js';
+import { emitHttpAccess } from '../http/access.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
 import { emitDeployment } from './deploy.js';
@@ -34,7 +35,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: 'Program.cs', content: emitProgram(options) },
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
-    ...(options.transport === 'http' ? emitDeployment(options, projectName) : []),
+    ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
   ];

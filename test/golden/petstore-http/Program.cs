@@ -58,6 +58,14 @@ Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
 
+// Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection).
+if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETSTORE_ALLOWED_HOSTS", out var allowedHosts, out var accessError)
+    || !Tools.McpHttpAccess.TryReadOrigins(settings["PETSTORE_ALLOWED_ORIGINS"], "PETSTORE_ALLOWED_ORIGINS", out var allowedOrigins, out accessError))
+{
+    Console.Error.WriteLine(accessError);
+    return 1;
+}
+
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
 {
@@ -111,6 +119,9 @@ builder.Services
 var app = builder.Build();
 // The tools publish the input schemas the generator wrote from the spec, constraints and all.
 Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
+
+// Every request's Host and Origin are checked before anything else reads it.
+app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOWED_HOSTS", "PETSTORE_ALLOWED_ORIGINS", app.Services).InvokeAsync);
 
 app.MapMcp("/mcp");
 // For load balancers and orchestrators: the process is up and serving.
