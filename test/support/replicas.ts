@@ -96,6 +96,8 @@ export async function startNginx(directory: string, upstreams: readonly string[]
     '    location / {',
     '      proxy_pass http://mcp;',
     '      proxy_http_version 1.1;',
+    // The Host the client asked for, as reverse proxies pass it: the servers check it (DNS-rebinding protection).
+    '      proxy_set_header Host $http_host;',
     '      proxy_set_header Connection "";',
     '      proxy_buffering off;',
     '      proxy_read_timeout 60s;',
