@@ -16,6 +16,7 @@ import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { packageVersionOf } from './emit/project/nuget.js';
 import type { PackageInfo } from './emit/project/host-options.js';
+import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
 
@@ -85,6 +86,8 @@ export interface HostProjectOptions {
   readonly transport?: Transport;
   /** HTTP only: take each call's API credential from this header of the incoming MCP request. */
   readonly forwardAuth?: string;
+  /** HTTP only: admit callers by OAuth access tokens issued for the server (`oauth`). */
+  readonly auth?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
@@ -136,6 +139,8 @@ export interface ProjectOptions extends Selection {
   readonly structuredOutput?: boolean;
   readonly transport?: Transport;
   readonly forwardAuth?: string;
+  /** With transport http: `oauth` admits callers by access tokens issued for the server. */
+  readonly auth?: string;
   /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
@@ -173,6 +178,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
+    ...(options.auth !== undefined && { auth: options.auth }),
     package: packaged,
     ...(regenerate !== undefined && { regenerate }),
   });
@@ -231,11 +237,11 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
-    ...(options.transport === 'http' && { http: options.forwardAuth === undefined ? {} : { forwardAuth: options.forwardAuth } }),
+    ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }) } }),
   };
 }
 
@@ -256,15 +262,24 @@ function checkMode(mode: string | undefined): ToolMode {
 }
 
 /** The transport, and the header credentials are forwarded from: only over HTTP, a header name, for an API that takes credentials. */
-function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string } {
+function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string; auth?: AuthMode } {
   const transport = options.transport ?? 'stdio';
   if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new GeneratorError('usage', `--transport ${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}`);
+  const auth = checkAuth(options.auth, transport);
   const header = options.forwardAuth;
-  if (header === undefined) return { transport };
+  if (header === undefined) return { transport, ...(auth !== undefined && { auth }) };
+  if (auth !== undefined && header.toLowerCase() === 'authorization') throw new GeneratorError('usage', '--forward-auth Authorization with --auth oauth: that header carries the caller\'s MCP access token, which is never sent to the API; forward another header');
   if (transport !== 'http') throw new GeneratorError('usage', '--forward-auth needs --transport http: a stdio server has one user, whose credentials are its settings');
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) throw new GeneratorError('usage', `--forward-auth ${JSON.stringify(header)} is not an HTTP header name`);
   if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--forward-auth: the API declares no security scheme whose credential could be forwarded (give --openapi-url for host)');
-  return { transport, forwardAuth: header };
+  return { transport, forwardAuth: header, ...(auth !== undefined && { auth }) };
+}
+
+function checkAuth(auth: string | undefined, transport: Transport): AuthMode | undefined {
+  if (auth === undefined) return undefined;
+  if (!(AUTH_MODES as readonly string[]).includes(auth)) throw new GeneratorError('usage', `--auth ${JSON.stringify(auth)} is not one of ${AUTH_MODES.join(', ')}`);
+  if (transport !== 'http') throw new GeneratorError('usage', `--auth ${auth} needs --transport http: a stdio server is started by its one user's own client`);
+  return auth as AuthMode;
 }
 
 function checkNamespace(namespace: string, option: string): void {

@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -19,6 +19,10 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     /** HTTP only: host names and origins the server accepts besides loopback ones. */
     allowedHosts: `${prefix}_ALLOWED_HOSTS`,
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
+    /** `--auth oauth`: the authorization server, this server's MCP URL (the tokens' audience), scopes every call needs. */
+    authAuthority: `${prefix}_AUTH_AUTHORITY`,
+    resourceUrl: `${prefix}_RESOURCE_URL`,
+    authScopes: `${prefix}_AUTH_SCOPES`,
   };
 }
 

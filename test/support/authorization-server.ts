@@ -161,6 +161,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         redirect_uris: [publicClient.redirectUri],
       },
     ],
+    // Every resource's scopes are the server's too: clients that register with them (the MCP SDK's does) are accepted.
+    scopes: ['openid', 'offline_access', ...new Set(resources.flatMap((resource) => resource.scopes))],
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, name: sub }) }),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` },
     features: {

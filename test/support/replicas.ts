@@ -43,9 +43,9 @@ export interface Replica {
   log(): string;
 }
 
-/** Starts `dotnet <dll> --urls http://<listen>:<port>` (127.0.0.1 unless given) and waits until its /healthz answers; `url` is its loopback address. */
-export async function startReplica(name: string, dll: string, env: Record<string, string>, listen = '127.0.0.1'): Promise<Replica> {
-  const port = await freePort();
+/** Starts `dotnet <dll> --urls http://<listen>:<port>` (127.0.0.1 and a free port unless given) and waits until its /healthz answers; `url` is its loopback address. */
+export async function startReplica(name: string, dll: string, env: Record<string, string>, listen = '127.0.0.1', port?: number): Promise<Replica> {
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn('dotnet', [dll, '--urls', `http://${listen}:${port}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

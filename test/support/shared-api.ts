@@ -30,18 +30,21 @@ export interface SharedApi {
   byReplica: Map<string, number>;
   /** The X-API-Key of every request that had one. */
   keys: string[];
+  /** The Authorization header of every request that had one (the API takes none: none must come). */
+  authorizations: string[];
   close(): Promise<void>;
 }
 
 /** The API of shared.yaml: who asked (by X-API-Key), which replica sent it (X-Replica), after delayMs. */
 export async function startSharedApi(): Promise<SharedApi> {
-  const state = { byReplica: new Map<string, number>(), keys: [] as string[] };
+  const state = { byReplica: new Map<string, number>(), keys: [] as string[], authorizations: [] as string[] };
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const replica = String(request.headers['x-replica'] ?? '');
     state.byReplica.set(replica, (state.byReplica.get(replica) ?? 0) + 1);
     const key = String(request.headers['x-api-key'] ?? '');
     if (key !== '') state.keys.push(key);
+    if (request.headers.authorization !== undefined) state.authorizations.push(request.headers.authorization);
     const reply = (status: number, body: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/health') return reply(200, { up: true });
     const match = /^\/items\/(\d+)$/.exec(url.pathname);

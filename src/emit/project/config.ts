@@ -46,7 +46,7 @@ export interface ServerLocation {
   /** A packed server: its package, which `dnx` launches take from a NuGet feed. */
   readonly package?: { readonly id: string; readonly version: string };
   /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
-  readonly http?: { readonly forwardAuth?: string };
+  readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean };
 }
 
 /** The command line of a client entry. */
@@ -120,6 +120,13 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
     );
   }
+  if (location?.http?.oauth) {
+    rows.push(
+      [env.authAuthority, '(none: required)', 'the authorization server\'s issuer URL (`https://…`; `http://` only on a loopback address); its metadata is found by OpenID Connect discovery or RFC 8414'],
+      [env.resourceUrl, '(none: required)', 'this server\'s MCP URL as clients reach it (`https://mcp.example.com/mcp`): the audience (`aud`) every access token must have'],
+      [env.authScopes, '(none)', 'scopes every call needs, space-separated; a token without them is refused with 403 `insufficient_scope`'],
+    );
+  }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}`]);
@@ -146,6 +153,14 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       '`Dockerfile` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); `kubernetes.yaml` runs two replicas behind a Service. Any replica answers any request: no session affinity is needed.',
       '',
       `Every request's \`Host\` and \`Origin\` are checked first, so that a web page cannot drive the server through DNS rebinding: a request from a web page whose origin is not loopback or listed in \`${env.allowedOrigins}\` is refused with 403, and so is a \`Host\` that is not loopback or listed in \`${env.allowedHosts}\` (with none listed, a server that listens on other addresses than loopback answers any \`Host\`: list the names clients use once it is on a network). \`/healthz\` answers any \`Host\`. Anyone who can reach the server uses the API with its credentials: put it where only its callers can reach it.`,
+      '',
+    ] : []),
+    ...(location?.http?.oauth ? [
+      '## Authorization',
+      '',
+      `Only callers with an OAuth 2.1 access token for this server get through (MCP authorization): a JWT signed by the authority in \`${env.authAuthority}\`, issued by it, unexpired, whose \`aud\` is \`${env.resourceUrl}\`, with the scopes in \`${env.authScopes}\`. Every other request to /mcp is answered 401 with \`WWW-Authenticate: Bearer resource_metadata="…"\`, and the server publishes its protected-resource metadata (RFC 9728) at \`/.well-known/oauth-protected-resource\`, so that MCP clients find the authority and sign the user in by themselves. The caller's token is never sent to the API, which is called with this server's own credentials.`,
+      '',
+      'Register the server with your authorization server as an API (a resource) whose identifier is the URL in the resource setting, with the scopes you want to require, and let MCP clients register (dynamic client registration) or register them yourself. For example (not tested here): Microsoft Entra ID, authority `https://login.microsoftonline.com/<tenant>/v2.0` and an app registration that exposes an API with the resource URL as its Application ID URI; Auth0, authority `https://<tenant>.auth0.com/` and an API with the resource URL as its identifier; Keycloak, authority `https://<host>/realms/<realm>` and an audience mapper adding the resource URL; Okta, authority `https://<org>.okta.com/oauth2/<server>` with the resource URL as the audience.',
       '',
     ] : []),
     ...(location?.package ? [

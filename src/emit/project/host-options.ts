@@ -1,5 +1,6 @@
 /** The options of the generated host project, shared by the files that make it. */
 import type { SecurityScheme } from '../../model/types.js';
+import type { AuthMode } from '../http/authorization.js';
 import type { RegenerationTarget } from './regenerate.js';
 
 /** What the server publishes: one tool per operation, or three that search, describe and call them. */
@@ -21,6 +22,8 @@ export interface HostOptions {
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;
   readonly transport: Transport;
+  /** HTTP only: callers are admitted by OAuth access tokens the configured authority issued for the server. */
+  readonly auth?: AuthMode;
   /** HTTP only: the incoming request header each call's API credential is taken from, instead of the settings. */
   readonly forwardAuth?: string;
   /** stdio only: the project packs as a NuGet MCP server (`dotnet pack`), started by clients with dnx. */

@@ -2,6 +2,7 @@ import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
 import { emitToolSupport } from '../tools/tool-support.js';
 import { emitHttpAccess } from '../http/access.js';
+import { AUTH_PACKAGES, emitAuthorization } from '../http/authorization.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
 import { emitDeployment } from './deploy.js';
@@ -36,6 +37,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
+    ...(options.auth === 'oauth' ? [emitAuthorization(options.namespace, options.clientNamespace, source)] : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
   ];
@@ -61,7 +63,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES).map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : [])].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',

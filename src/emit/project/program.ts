@@ -6,6 +6,7 @@ import type { SecurityScheme } from '../../model/types.js';
 import { serverKey, type HostOptions } from './host-options.js';
 import { packageVersion } from '../../package.js';
 import { readAccessSettings, useAccessCheck } from '../http/access.js';
+import { readAuthorizationSettings, useAuthorization } from '../http/authorization.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -62,6 +63,7 @@ export function emitProgram(options: HostOptions): string {
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   if (http) readAccessSettings(w, options.serverName);
+  if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName);
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
   if (credentials.length > 0) {
     w.line();
@@ -144,7 +146,8 @@ export function emitProgram(options: HostOptions): string {
   if (http) {
     w.line();
     useAccessCheck(w, options.serverName);
-    w.line('app.MapMcp("/mcp");');
+    if (options.auth === 'oauth') useAuthorization(w);
+    w.line(options.auth === 'oauth' ? 'app.MapMcp("/mcp").RequireAuthorization();' : 'app.MapMcp("/mcp");');
     w.line('// For load balancers and orchestrators: the process is up and serving.');
     w.line('app.MapGet("/healthz", () => "ok");');
   }

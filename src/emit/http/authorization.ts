@@ -1,0 +1,43 @@
+/**
+ * `--auth oauth`: the HTTP server as an OAuth 2.1 resource server (MCP authorization). McpAuthorization.cs validates
+ * tokens, publishes the RFC 9728 metadata and checks scopes; Program.cs reads its settings and puts it in the pipeline.
+ */
+import type { GeneratedFile } from '../shared/file.js';
+import { templates } from '../shared/templates.js';
+import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
+import { environmentVariables } from '../../names/environment.js';
+
+const template = templates('http');
+
+/** How callers of an HTTP server are admitted: by the deployment around it, or by OAuth access tokens. */
+export type AuthMode = 'oauth';
+export const AUTH_MODES: readonly AuthMode[] = ['oauth'];
+
+/** The package that validates JWT access tokens, at the version the registry here serves. */
+export const AUTH_PACKAGES = [{ id: 'Microsoft.AspNetCore.Authentication.JwtBearer', version: '10.0.15' }] as const;
+
+export function emitAuthorization(namespace: string, clientNamespace: string, source: string): GeneratedFile {
+  return template('McpAuthorization', 'McpAuthorization.cs', namespace, source, clientNamespace);
+}
+
+/** Program.cs, with the other settings: the authority, this server's URL and the scopes every call needs. */
+export function readAuthorizationSettings(w: CSharpWriter, serverName: string): void {
+  const { authAuthority, resourceUrl, authScopes } = environmentVariables(serverName);
+  const read = (name: string): string => `settings[${stringLiteral(name)}]`;
+  w.line();
+  w.line('// Who may use the server: holders of access tokens the authority issued for it (MCP authorization, OAuth 2.1).');
+  w.line(`if (!Tools.McpAuthorization.TryRead(${read(authAuthority)}, ${read(resourceUrl)}, ${read(authScopes)}, (${stringLiteral(authAuthority)}, ${stringLiteral(resourceUrl)}, ${stringLiteral(authScopes)}), out var authorization, out var authorizationError))`);
+  w.line('{');
+  w.line('    Console.Error.WriteLine(authorizationError);');
+  w.line('    return 1;');
+  w.line('}');
+  w.line('authorization.AddServices(builder.Services);');
+}
+
+/** Program.cs, after the Host and Origin checks: tokens, then scopes, before any MCP request is read. */
+export function useAuthorization(w: CSharpWriter): void {
+  w.line('// Then the caller\'s access token (401 without a valid one), then the scopes every call needs (403).');
+  w.line('app.UseAuthentication();');
+  w.line('app.UseAuthorization();');
+  w.line('app.Use(authorization.CheckScopesAsync);');
+}

@@ -1,0 +1,194 @@
+#nullable enable
+
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
+using System.Linq;
+using System.Net;
+using System.Security.Claims;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.AspNetCore.Authentication.JwtBearer;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.IdentityModel.Protocols;
+using Microsoft.IdentityModel.Protocols.OpenIdConnect;
+using Microsoft.IdentityModel.Tokens;
+using ModelContextProtocol.AspNetCore.Authentication;
+using ModelContextProtocol.Authentication;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// Who may use the server (MCP authorization): it is an OAuth 2.1 resource server that admits only JWT access
+/// tokens the authority signed, issued for this server (<c>aud</c>), unexpired, with the scopes every call needs.
+/// It publishes its RFC 9728 metadata so that MCP clients find the authority and sign the user in by themselves.
+/// The caller's token is never sent on: the API is called with the server's own credentials.
+/// </summary>
+internal sealed class McpAuthorization
+{
+    /// <summary>Signature algorithms of access tokens: asymmetric ones only (the authority's published keys).</summary>
+    private static readonly string[] Algorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
+
+    private McpAuthorization(Uri authority, Uri resource, string[] scopes)
+    {
+        Authority = authority;
+        Resource = resource;
+        // As written in the settings: an issuer and a resource are compared as strings (a trailing slash counts).
+        AuthorityText = authority.OriginalString;
+        ResourceText = resource.OriginalString;
+        Scopes = scopes;
+        var path = resource.AbsolutePath == "/" ? "" : resource.AbsolutePath.TrimEnd('/');
+        MetadataUrl = $"{resource.GetLeftPart(UriPartial.Authority)}/.well-known/oauth-protected-resource{path}";
+    }
+
+    /// <summary>The authorization server (its issuer URL).</summary>
+    public Uri Authority { get; }
+
+    /// <summary>This server's MCP URL as clients reach it: the audience its tokens must have.</summary>
+    public Uri Resource { get; }
+
+    private string AuthorityText { get; }
+
+    private string ResourceText { get; }
+
+    /// <summary>Scopes every call needs.</summary>
+    public string[] Scopes { get; }
+
+    /// <summary>Where the protected-resource metadata is (RFC 9728: the well-known path inserted before the resource's path).</summary>
+    public string MetadataUrl { get; }
+
+    /// <summary>The settings; false and one line naming the setting when one is missing or not usable.</summary>
+    public static bool TryRead(string? authority, string? resource, string? scopes, (string Authority, string Resource, string Scopes) settings, [NotNullWhen(true)] out McpAuthorization? authorization, out string? error)
+    {
+        authorization = null;
+        error = null;
+        if (string.IsNullOrWhiteSpace(authority)) error = $"error: {settings.Authority} is not set: give the authorization server's issuer URL (https://…)";
+        else if (!Uri.TryCreate(authority.Trim(), UriKind.Absolute, out var issuer) || !(issuer.Scheme == "https" || issuer.Scheme == "http" && IsLoopback(issuer.Host)) || issuer.Query.Length > 0 || issuer.Fragment.Length > 0)
+            error = $"error: {settings.Authority} is \"{authority}\": give the authorization server's issuer URL, https:// (http:// only on a loopback address)";
+        else if (string.IsNullOrWhiteSpace(resource)) error = $"error: {settings.Resource} is not set: give this server's MCP URL as clients reach it (https://…/mcp)";
+        else if (!Uri.TryCreate(resource.Trim(), UriKind.Absolute, out var audience) || audience.Scheme is not ("https" or "http") || audience.Query.Length > 0 || audience.Fragment.Length > 0)
+            error = $"error: {settings.Resource} is \"{resource}\": give this server's MCP URL as clients reach it (https://…/mcp)";
+        else
+        {
+            var needed = (scopes ?? "").Split([' ', ','], StringSplitOptions.RemoveEmptyEntries);
+            if (needed.FirstOrDefault(scope => scope.Any(c => c < 0x21 || c == '"' || c == '\\' || c > 0x7e)) is { } bad)
+            {
+                error = $"error: {settings.Scopes}: \"{bad}\" is not an OAuth scope";
+                return false;
+            }
+            authorization = new McpAuthorization(issuer, audience, needed);
+            return true;
+        }
+        return false;
+    }
+
+    /// <summary>Token validation, the metadata document and the 401 answer.</summary>
+    public void AddServices(IServiceCollection services)
+    {
+        var issuer = AuthorityText.TrimEnd('/');
+        services.AddAuthentication(options =>
+            {
+                options.DefaultAuthenticateScheme = JwtBearerDefaults.AuthenticationScheme;
+                options.DefaultChallengeScheme = JwtBearerDefaults.AuthenticationScheme;
+            })
+            .AddJwtBearer(options =>
+            {
+                options.RequireHttpsMetadata = Authority.Scheme == "https";
+                options.ConfigurationManager = new AuthorityMetadata(Authority, options.RequireHttpsMetadata);
+                // Claims as the token has them: `scope` and `sub` keep their names.
+                options.MapInboundClaims = false;
+                options.TokenValidationParameters = new TokenValidationParameters
+                {
+                    ValidIssuers = [issuer, issuer + "/"],
+                    ValidAudience = ResourceText,
+                    ValidAlgorithms = Algorithms,
+                    RequireSignedTokens = true,
+                    RequireExpirationTime = true,
+                    ClockSkew = TimeSpan.FromSeconds(60),
+                };
+                options.Events = new JwtBearerEvents { OnChallenge = ChallengeAsync };
+            })
+            // Serves the metadata at /.well-known/oauth-protected-resource (and below it, /mcp included).
+            .AddMcp(options => options.ResourceMetadata = new ProtectedResourceMetadata
+            {
+                Resource = ResourceText,
+                AuthorizationServers = { AuthorityText },
+                ScopesSupported = [.. Scopes],
+                BearerMethodsSupported = ["header"],
+            });
+        services.AddAuthorization();
+    }
+
+    /// <summary>401 with where the metadata is, and <c>invalid_token</c> when a token came and was refused.</summary>
+    private Task ChallengeAsync(JwtBearerChallengeContext context)
+    {
+        context.HandleResponse();
+        var sent = context.AuthenticateFailure is not null || context.Request.Headers.Authorization.Count > 0;
+        context.Response.StatusCode = StatusCodes.Status401Unauthorized;
+        context.Response.Headers.WWWAuthenticate = $"Bearer resource_metadata=\"{MetadataUrl}\"" + (sent ? ", error=\"invalid_token\"" : "");
+        return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// The middleware after authentication: an MCP request whose token lacks a scope every call needs is refused with
+    /// 403 and <c>insufficient_scope</c>, naming the scopes to ask for (those it has and those it lacks), so that the
+    /// client can ask the user for more.
+    /// </summary>
+    public Task CheckScopesAsync(HttpContext context, RequestDelegate next)
+    {
+        if (Scopes.Length == 0 || context.User.Identity?.IsAuthenticated != true) return next(context);
+        var granted = GrantedScopes(context.User);
+        if (Scopes.All(granted.Contains)) return next(context);
+        context.Response.StatusCode = StatusCodes.Status403Forbidden;
+        var wanted = string.Join(' ', granted.Union(Scopes));
+        context.Response.Headers.WWWAuthenticate = $"Bearer error=\"insufficient_scope\", scope=\"{wanted}\", resource_metadata=\"{MetadataUrl}\"";
+        return Task.CompletedTask;
+    }
+
+    /// <summary>The token's scopes: its <c>scope</c> claim (space-separated), or <c>scp</c> as Microsoft Entra ID writes it.</summary>
+    private static HashSet<string> GrantedScopes(ClaimsPrincipal user)
+        => user.FindAll("scope").Concat(user.FindAll("scp"))
+            .SelectMany(claim => claim.Value.Split(' ', StringSplitOptions.RemoveEmptyEntries))
+            .Where(scope => !scope.Any(c => c < 0x21 || c == '"' || c == '\\' || c > 0x7e))
+            .ToHashSet(StringComparer.Ordinal);
+
+    private static bool IsLoopback(string host)
+        => host == "localhost" || IPAddress.TryParse(host.Trim('[', ']'), out var address) && IPAddress.IsLoopback(address);
+
+    /// <summary>
+    /// The authority's metadata and keys: OpenID Connect discovery, or where the authority has none, its RFC 8414
+    /// document (<c>/.well-known/oauth-authorization-server</c>, inserted before the issuer's path).
+    /// </summary>
+    private sealed class AuthorityMetadata : IConfigurationManager<OpenIdConnectConfiguration>
+    {
+        private readonly ConfigurationManager<OpenIdConnectConfiguration> _openIdConnect;
+        private readonly ConfigurationManager<OpenIdConnectConfiguration> _oauth;
+
+        public AuthorityMetadata(Uri authority, bool requireHttps)
+        {
+            var retriever = new HttpDocumentRetriever { RequireHttps = requireHttps };
+            var path = authority.AbsolutePath == "/" ? "" : authority.AbsolutePath.TrimEnd('/');
+            _openIdConnect = new($"{authority.GetLeftPart(UriPartial.Authority)}{path}/.well-known/openid-configuration", new OpenIdConnectConfigurationRetriever(), retriever);
+            _oauth = new($"{authority.GetLeftPart(UriPartial.Authority)}/.well-known/oauth-authorization-server{path}", new OpenIdConnectConfigurationRetriever(), retriever);
+        }
+
+        public async Task<OpenIdConnectConfiguration> GetConfigurationAsync(CancellationToken cancel)
+        {
+            try
+            {
+                return await _openIdConnect.GetConfigurationAsync(cancel).ConfigureAwait(false);
+            }
+            catch (Exception) when (!cancel.IsCancellationRequested)
+            {
+                return await _oauth.GetConfigurationAsync(cancel).ConfigureAwait(false);
+            }
+        }
+
+        public void RequestRefresh()
+        {
+            _openIdConnect.RequestRefresh();
+            _oauth.RequestRefresh();
+        }
+    }
+}

@@ -1,0 +1,153 @@
+/**
+ * `--auth oauth`, end to end: a project generated for test/fixtures/shared.yaml with `--transport http --auth oauth`,
+ * built once and run on 127.0.0.1, against a real authorization server (oidc-provider, test/support/authorization-server.ts).
+ * The server publishes its RFC 9728 metadata; the SDK's client finds the authority from the 401, registers, signs the
+ * user in and calls a tool that reaches the API; every token that is not valid for this server is refused with 401
+ * and a missing scope with 403 (insufficient_scope), nothing reaching the API; the API never sees the MCP token.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { runCli } from '../src/index.js';
+import { detectFramework } from '../src/dotnet.js';
+import { scratchDir } from './support/scratch.js';
+import { freePort, startReplica, type Replica } from './support/replicas.js';
+import { SHARED_KEYS, sharedInitArgs, sharedReplicaEnv, startSharedApi, type SharedApi } from './support/shared-api.js';
+import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+
+/** What an MCP client keeps between sign-ins, in memory; the authorization URL it was sent to, for the test to follow. */
+class MemoryProvider implements OAuthClientProvider {
+  information: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  constructor(readonly redirectUrl: string) {}
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'http-oauth test', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation(): OAuthClientInformationMixed | undefined { return this.information; }
+  saveClientInformation(information: OAuthClientInformationMixed): void { this.information = information; }
+  tokens(): OAuthTokens | undefined { return this.saved; }
+  saveTokens(tokens: OAuthTokens): void { this.saved = tokens; }
+  redirectToAuthorization(url: URL): void { this.authorizationUrl = url; }
+  saveCodeVerifier(verifier: string): void { this.verifier = verifier; }
+  codeVerifier(): string { return this.verifier; }
+}
+
+describe('MCP authorization of an HTTP server (--auth oauth)', () => {
+  let api: SharedApi;
+  let authority: AuthorizationServer;
+  let replica: Replica;
+  let resource = '';
+  let readme = '';
+
+  before(async () => {
+    const work = scratchDir('http-oauth');
+    api = await startSharedApi();
+    assert.equal(await runCli([...sharedInitArgs(join(work, 'shared')), '--auth', 'oauth'], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    readme = await readFile(join(work, 'shared', 'README.md'), 'utf8');
+    const build = promisify(execFile)('dotnet', ['build', join(work, 'shared'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
+    const port = await freePort();
+    resource = `http://127.0.0.1:${port}/mcp`;
+    authority = await startAuthorizationServer({ resources: [{ url: resource, scopes: ['items:read', 'items:admin'] }] });
+    await build;
+    const settings = { SHARED_AUTH_AUTHORITY: authority.issuer, SHARED_RESOURCE_URL: resource, SHARED_AUTH_SCOPES: 'items:read' };
+    replica = await startReplica('oauth', join(work, 'shared', 'bin/Debug', detectFramework(), 'Shared.dll'), { ...sharedReplicaEnv('oauth', api.url, 'Warning'), ...settings }, '127.0.0.1', port);
+  });
+
+  after(async () => {
+    replica?.process.kill('SIGKILL');
+    await authority?.stop();
+    await api?.close();
+  });
+
+  const metadataUrl = (): string => `${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp`;
+  const call = (token: string | undefined): Promise<Response> => fetch(resource, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-token': SHARED_KEYS.alice, ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } }),
+  });
+  const reached = (): number => api.byReplica.get('oauth') ?? 0;
+
+  test("the project's README says how callers are admitted and lists the settings", () => {
+    assert.match(readme, /## Authorization\n\nOnly callers with an OAuth 2\.1 access token for this server get through/);
+    for (const setting of ['SHARED_AUTH_AUTHORITY', 'SHARED_RESOURCE_URL', 'SHARED_AUTH_SCOPES']) assert.match(readme, new RegExp(`\\| \`${setting}\` \\|`));
+  });
+
+  test('RFC 9728 metadata: the resource, its authority, the scopes and the header as the bearer method; /healthz stays open', async () => {
+    for (const url of [metadataUrl(), `${new URL(resource).origin}/.well-known/oauth-protected-resource`]) {
+      const metadata = await (await fetch(url)).json() as Record<string, unknown>;
+      assert.equal(metadata.resource, resource, url);
+      assert.deepEqual(metadata.authorization_servers, [authority.issuer], url);
+      assert.deepEqual(metadata.scopes_supported, ['items:read'], url);
+      assert.deepEqual(metadata.bearer_methods_supported, ['header'], url);
+    }
+    assert.equal((await fetch(`${new URL(resource).origin}/healthz`)).status, 200);
+  });
+
+  test('no token: 401 naming the metadata, nothing reaches the API', async () => {
+    const answer = await call(undefined);
+    assert.equal(answer.status, 401);
+    assert.equal(answer.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl()}"`);
+    assert.equal(reached(), 0);
+  });
+
+  test('a token for another audience, expired, forged, unsigned (alg none) or from another issuer: 401 invalid_token, nothing reaches the API', async () => {
+    const refused = await authority.refusedTokens(resource, 'items:read');
+    for (const [kind, token] of Object.entries(refused)) {
+      const answer = await call(token);
+      assert.equal(answer.status, 401, kind);
+      assert.equal(answer.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl()}", error="invalid_token"`, kind);
+    }
+    assert.equal(reached(), 0);
+  });
+
+  test('a valid token without a scope every call needs: 403 insufficient_scope naming the scopes to ask for, nothing reaches the API', async () => {
+    const token = await authority.clientCredentialsToken({ resource, scope: 'items:admin' });
+    const answer = await call(token);
+    assert.equal(answer.status, 403);
+    assert.equal(answer.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="items:admin items:read", resource_metadata="${metadataUrl()}"`);
+    assert.equal(reached(), 0);
+  });
+
+  test("the SDK's client: 401, metadata, registration, sign-in with PKCE, then a call that reaches the API without the MCP token", async () => {
+    const provider = new MemoryProvider('http://127.0.0.1:38123/callback');
+    const transport = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider, requestInit: { headers: { 'X-Api-Token': SHARED_KEYS.bob } } });
+    const first = transport();
+    await assert.rejects(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first), UnauthorizedError);
+    assert.ok(provider.authorizationUrl, 'the client was sent to sign in');
+    assert.equal(provider.authorizationUrl.searchParams.get('resource'), resource);
+    const callback = await authority.completeAuthorization(provider.authorizationUrl, 'bob');
+    await first.finishAuth(callback.searchParams.get('code') ?? '');
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(transport());
+    try {
+      const result = await client.callTool({ name: 'get_item', arguments: { id: 5 } });
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      assert.deepEqual(JSON.parse((result.content as { text: string }[])[0]!.text), { id: 5, owner: 'bob', key: '[redacted]' });
+    } finally {
+      await client.close();
+    }
+    assert.ok(reached() > 0);
+    assert.deepEqual(api.authorizations, [], 'the API never receives an Authorization header, the MCP token least of all');
+    assert.ok(!api.keys.some((key) => key.includes(provider.saved?.access_token ?? '?')));
+  });
+});
+
+test('--auth oauth needs --transport http, takes no other kind, and never forwards the Authorization header it reads the MCP token from', async () => {
+  const errors: string[] = [];
+  const run = (...more: string[]): Promise<number> => runCli(['init', '--openapi-url', 'test/fixtures/shared.yaml', '--server-name', 'Shared', '--output-dir', join(scratchDir('oauth-usage'), 'p'), ...more], { out: () => {}, err: (t) => void errors.push(t.trim()) });
+  assert.equal(await run('--auth', 'oauth'), 2);
+  assert.equal(errors.pop(), 'error: --auth oauth needs --transport http: a stdio server is started by its one user\'s own client');
+  assert.equal(await run('--transport', 'http', '--auth', 'basic'), 2);
+  assert.equal(errors.pop(), 'error: --auth "basic" is not one of oauth');
+  assert.equal(await run('--transport', 'http', '--auth', 'oauth', '--forward-auth', 'authorization'), 2);
+  assert.equal(errors.pop(), 'error: --forward-auth Authorization with --auth oauth: that header carries the caller\'s MCP access token, which is never sent to the API; forward another header');
+});
