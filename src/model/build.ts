@@ -3,7 +3,7 @@ import type { LoadedSpec } from '../load/document.js';
 import { RefResolver } from '../load/refs.js';
 import { SchemaTypes } from './schemas.js';
 import { isObject, text } from './schema-nodes.js';
-import { authorizationClashes, readRequirement, readSecuritySchemes } from './security.js';
+import { authorizationClashes, readRequirement, readScopes, readSecuritySchemes } from './security.js';
 import { referencedSchemas } from './reach.js';
 import { operationParameters, type ParameterContext } from './parameters.js';
 import { requestBody, successResponse } from './media.js';
@@ -54,7 +54,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
       if (!HTTP_METHODS.includes(method) || !isObject(item[key])) continue;
       const at = pointer('paths', path, key);
       try {
-        const operation = buildOperation(context, securitySchemes, path, method, item, item[key] as Record<string, unknown>, at, globalSecurity);
+        const operation = buildOperation(context, securitySchemes, path, method, item, item[key] as Record<string, unknown>, at, { requirement: globalSecurity, node: root.security });
         operation.tags.forEach((tag) => tags.add(tag));
         operations.push(operation);
       } catch (error) {
@@ -102,10 +102,11 @@ function asWarning(error: unknown, location: string, prefix = ''): Diagnostic {
 
 function buildOperation(
   context: ParameterContext, schemes: readonly SecurityScheme[], path: string, method: HttpMethod,
-  item: Record<string, unknown>, node: Record<string, unknown>, at: string, globalSecurity: string[][] | undefined,
+  item: Record<string, unknown>, node: Record<string, unknown>, at: string, global: { requirement: string[][] | undefined; node: unknown },
 ): Operation {
   const { refs, schemas, display } = context;
-  const security = readRequirement(node.security) ?? globalSecurity;
+  const security = readRequirement(node.security) ?? global.requirement;
+  const scopes = readScopes(Array.isArray(node.security) ? node.security : global.node, schemes);
   const used = new Set(security?.flat() ?? []);
   const parameters = operationParameters(context, path, item, node, pointer('paths', path), at, schemes.filter((s) => used.has(s.name)));
   const body = requestBody(refs, schemas, node.requestBody, `${at}/requestBody`, at);
@@ -127,6 +128,7 @@ function buildOperation(
     ...(body !== undefined && { body }),
     success: successResponse(refs, schemas, node.responses, `${at}/responses`, at),
     ...(security !== undefined && security.length > 0 && { security }),
+    ...(scopes !== undefined && { scopes }),
     ...(mcp !== undefined && { mcp }),
   };
 }

@@ -55,6 +55,21 @@ export function readRequirement(node: unknown): string[][] | undefined {
   return node.filter(isObject).map((requirement) => Object.keys(requirement).map(schemeKey));
 }
 
+/**
+ * The OAuth scopes an operation's requirement lists (for its OAuth 2.0 and OpenID Connect schemes), as alternatives:
+ * a caller needs every scope of one of them. Undefined when some alternative needs none (anonymous access, an API
+ * key), so that no scope is needed; scopes that are not RFC 6749 scope tokens are left out.
+ */
+export function readScopes(node: unknown, schemes: readonly SecurityScheme[]): string[][] | undefined {
+  if (!Array.isArray(node)) return undefined;
+  const oauth = new Set(schemes.filter((s) => s.kind === 'oauth2ClientCredentials' || s.kind === 'accessToken').map((s) => s.name));
+  const alternatives = node.filter(isObject).map((requirement) => [...new Set(Object.entries(requirement)
+    .filter(([name]) => oauth.has(schemeKey(name)))
+    .flatMap(([, scopes]) => (Array.isArray(scopes) ? scopes : []))
+    .filter((scope): scope is string => typeof scope === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)))]);
+  return alternatives.length === 0 || alternatives.some((alternative) => alternative.length === 0) ? undefined : alternatives;
+}
+
 /** Scheme names as the generated code keys them: requirements list them space-separated. */
 function schemeKey(name: string): string {
   return name.replace(/\s+/g, '_');

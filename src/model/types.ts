@@ -166,6 +166,8 @@ export interface Operation {
   readonly mcp?: McpExtension;
   /** Alternatives of scheme names that must all be sent (`[]` inside: anonymous allowed); undefined: none needed. */
   readonly security?: readonly (readonly string[])[];
+  /** The OAuth scopes its requirement lists, as alternatives (a caller needs all of one); undefined: none needed. */
+  readonly scopes?: readonly (readonly string[])[];
 }
 
 export interface ApiModel {

@@ -31,7 +31,7 @@ export function readAuthorizationSettings(w: CSharpWriter, serverName: string): 
   w.line('    Console.Error.WriteLine(authorizationError);');
   w.line('    return 1;');
   w.line('}');
-  w.line('authorization.AddServices(builder.Services);');
+  w.line('authorization.AddServices(builder.Services, typeof(Tools.McpTools));');
 }
 
 /** Program.cs, after the Host and Origin checks: tokens, then scopes, before any MCP request is read. */

@@ -58,6 +58,12 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.line('public string Json { get; } = json;');
   w.line('public bool Wrapped { get; } = wrapped;');
   w.close();
+  w.line();
+  w.doc('summary', 'The OAuth scopes the spec requires for a tool\'s operation, as alternatives (each space-separated): with --auth oauth, a caller\'s token needs all of one.');
+  w.line('[AttributeUsage(AttributeTargets.Method)]');
+  w.open('public sealed class OAuthScopesAttribute(params string[] alternatives) : Attribute');
+  w.line('public IReadOnlyList<string> Alternatives { get; } = alternatives;');
+  w.close();
   w.close();
   return w.toString();
 }
@@ -72,6 +78,7 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   w.line(`[InputSchema(${rawStringLiteral(jsonText(inputSchema(model, plan, op)))})]`);
   const output = structuredOutput ? outputSchema(model, op) : undefined;
   if (output) w.line(`[OutputSchema(${rawStringLiteral(jsonText(output.schema))}, ${output.wrapped})]`);
+  if (op.scopes) w.line(`[OAuthScopes(${op.scopes.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})]`);
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
     ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),

@@ -173,4 +173,11 @@ public static partial class McpTools
         public string Json { get; } = json;
         public bool Wrapped { get; } = wrapped;
     }
+
+    /// <summary>The OAuth scopes the spec requires for a tool's operation, as alternatives (each space-separated): with --auth oauth, a caller's token needs all of one.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class OAuthScopesAttribute(params string[] alternatives) : Attribute
+    {
+        public IReadOnlyList<string> Alternatives { get; } = alternatives;
+    }
 }

@@ -5,7 +5,9 @@ using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Linq;
 using System.Net;
+using System.Reflection;
 using System.Security.Claims;
+using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Authentication.JwtBearer;
@@ -16,6 +18,7 @@ using Microsoft.IdentityModel.Protocols.OpenIdConnect;
 using Microsoft.IdentityModel.Tokens;
 using ModelContextProtocol.AspNetCore.Authentication;
 using ModelContextProtocol.Authentication;
+using ModelContextProtocol.Server;
 
 namespace __NAMESPACE__;
 
@@ -83,9 +86,20 @@ internal sealed class McpAuthorization
         return false;
     }
 
-    /// <summary>Token validation, the metadata document and the 401 answer.</summary>
-    public void AddServices(IServiceCollection services)
+    /// <summary>The scopes each tool's operation requires, by tool name: alternatives, a caller needs all of one.</summary>
+    private Dictionary<string, string[][]> _toolScopes = new(StringComparer.Ordinal);
+
+    /// <summary>Token validation, the metadata document and the 401 answer; the scopes the tools of <paramref name="tools"/> require.</summary>
+    public void AddServices(IServiceCollection services, Type tools)
     {
+        foreach (var method in tools.GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            if (method.GetCustomAttribute<McpServerToolAttribute>() is { Name: { } name } && method.GetCustomAttribute<McpTools.OAuthScopesAttribute>() is { } required)
+            {
+                _toolScopes[name] = required.Alternatives.Select(alternative => alternative.Split(' ', StringSplitOptions.RemoveEmptyEntries)).ToArray();
+            }
+        }
+        var supported = Scopes.Concat(_toolScopes.Values.SelectMany(alternatives => alternatives.SelectMany(scopes => scopes))).Distinct(StringComparer.Ordinal).ToList();
         var issuer = AuthorityText.TrimEnd('/');
         services.AddAuthentication(options =>
             {
@@ -114,7 +128,7 @@ internal sealed class McpAuthorization
             {
                 Resource = ResourceText,
                 AuthorizationServers = { AuthorityText },
-                ScopesSupported = [.. Scopes],
+                ScopesSupported = supported,
                 BearerMethodsSupported = ["header"],
             });
         services.AddAuthorization();
@@ -131,19 +145,93 @@ internal sealed class McpAuthorization
     }
 
     /// <summary>
-    /// The middleware after authentication: an MCP request whose token lacks a scope every call needs is refused with
-    /// 403 and <c>insufficient_scope</c>, naming the scopes to ask for (those it has and those it lacks), so that the
-    /// client can ask the user for more.
+    /// The middleware after authentication: an MCP request whose token lacks a scope every call needs, or the scopes the
+    /// operation of a tool it calls requires (through <c>call_operation</c> too), is refused with 403 and
+    /// <c>insufficient_scope</c> before anything is sent, naming the scopes to ask for (those it has and those it lacks),
+    /// so that the client can ask the user for more.
     /// </summary>
-    public Task CheckScopesAsync(HttpContext context, RequestDelegate next)
+    public async Task CheckScopesAsync(HttpContext context, RequestDelegate next)
     {
-        if (Scopes.Length == 0 || context.User.Identity?.IsAuthenticated != true) return next(context);
+        if (context.User.Identity?.IsAuthenticated != true)
+        {
+            await next(context);
+            return;
+        }
         var granted = GrantedScopes(context.User);
-        if (Scopes.All(granted.Contains)) return next(context);
+        var lacking = Scopes.Where(scope => !granted.Contains(scope)).ToList();
+        if (_toolScopes.Count > 0 && HttpMethods.IsPost(context.Request.Method))
+        {
+            context.Request.EnableBuffering();
+            var called = await ToolsCalledAsync(context.Request.Body, context.RequestAborted);
+            context.Request.Body.Position = 0;
+            if (called is null)
+            {
+                context.Response.StatusCode = StatusCodes.Status400BadRequest;
+                context.Response.ContentType = "application/json";
+                await context.Response.WriteAsync("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid request: a property name appears twice\"}}");
+                return;
+            }
+            foreach (var name in called)
+            {
+                if (_toolScopes.TryGetValue(name, out var alternatives) && !alternatives.Any(scopes => scopes.All(granted.Contains)))
+                {
+                    lacking.AddRange(alternatives[0].Where(scope => !granted.Contains(scope)));
+                }
+            }
+        }
+        if (lacking.Count == 0)
+        {
+            await next(context);
+            return;
+        }
         context.Response.StatusCode = StatusCodes.Status403Forbidden;
-        var wanted = string.Join(' ', granted.Union(Scopes));
+        var wanted = string.Join(' ', granted.Concat(lacking).Distinct(StringComparer.Ordinal));
         context.Response.Headers.WWWAuthenticate = $"Bearer error=\"insufficient_scope\", scope=\"{wanted}\", resource_metadata=\"{MetadataUrl}\"";
-        return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// The tools a POST's JSON-RPC message (or batch) calls: <c>tools/call</c>'s name, and with <c>call_operation</c> the
+    /// operation's. Null when a name the check reads appears twice in an object (readers could disagree on which counts);
+    /// none when the body is not JSON (the MCP server refuses it).
+    /// </summary>
+    private static async Task<List<string>?> ToolsCalledAsync(System.IO.Stream body, CancellationToken cancel)
+    {
+        var called = new List<string>();
+        JsonDocument document;
+        try
+        {
+            document = await JsonDocument.ParseAsync(body, default, cancel);
+        }
+        catch (JsonException)
+        {
+            return called;
+        }
+        using (document)
+        {
+            var messages = document.RootElement.ValueKind == JsonValueKind.Array ? document.RootElement.EnumerateArray().ToList() : [document.RootElement];
+            foreach (var message in messages)
+            {
+                if (message.ValueKind != JsonValueKind.Object) continue;
+                if (Repeats(message)) return null;
+                if (!message.TryGetProperty("method", out var method) || method.ValueKind != JsonValueKind.String || method.GetString() != "tools/call") continue;
+                if (!message.TryGetProperty("params", out var parameters) || parameters.ValueKind != JsonValueKind.Object) continue;
+                if (Repeats(parameters)) return null;
+                if (!parameters.TryGetProperty("name", out var name) || name.ValueKind != JsonValueKind.String) continue;
+                called.Add(name.GetString()!);
+                if (name.GetString() == "call_operation" && parameters.TryGetProperty("arguments", out var arguments) && arguments.ValueKind == JsonValueKind.Object)
+                {
+                    if (Repeats(arguments)) return null;
+                    if (arguments.TryGetProperty("name", out var operation) && operation.ValueKind == JsonValueKind.String) called.Add(operation.GetString()!);
+                }
+            }
+        }
+        return called;
+    }
+
+    private static bool Repeats(JsonElement element)
+    {
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        return element.EnumerateObject().Any(property => !seen.Add(property.Name));
     }
 
     /// <summary>The token's scopes: its <c>scope</c> claim (space-separated), or <c>scp</c> as Microsoft Entra ID writes it.</summary>

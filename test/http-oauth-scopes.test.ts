@@ -1,0 +1,111 @@
+/**
+ * `--auth oauth` and the scopes the spec requires per operation: test/fixtures/scoped.yaml (get_item needs items:read,
+ * delete_item items:write or items:admin, get_health nothing), generated with `--transport http --auth oauth`, built
+ * and run against oidc-provider. A call whose token lacks its operation's scopes is refused with 403
+ * insufficient_scope before anything is sent; the API gets the server's own token for it, never the caller's.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { runCli } from '../src/index.js';
+import { detectFramework } from '../src/dotnet.js';
+import { REPO } from './support/golden.js';
+import { scratchDir } from './support/scratch.js';
+import { freePort, startReplica, type Replica } from './support/replicas.js';
+import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+
+/** The server's own token for the API (its setting), the only Authorization the API may receive. */
+const UPSTREAM_TOKEN = 'upstream-SENTINEL-token-4d2e';
+
+describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () => {
+  const received: { method: string; url: string; authorization: string }[] = [];
+  let upstream: Server;
+  let authority: AuthorizationServer;
+  let replica: Replica;
+  let resource = '';
+
+  before(async () => {
+    const work = scratchDir('http-oauth-scopes');
+    const init = ['init', '--openapi-url', join(REPO, 'test/fixtures/scoped.yaml'), '--server-name', 'Scoped', '--output-dir', join(work, 'scoped'), '--transport', 'http', '--auth', 'oauth'];
+    assert.equal(await runCli(init, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    const build = promisify(execFile)('dotnet', ['build', join(work, 'scoped'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
+    upstream = createServer((request, response) => {
+      received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization ?? '' });
+      response.writeHead(request.method === 'DELETE' ? 204 : 200, { 'content-type': 'application/json' }).end(request.method === 'DELETE' ? undefined : JSON.stringify(request.url === '/health' ? { up: true } : { id: 1 }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    resource = `http://127.0.0.1:${port}/mcp`;
+    authority = await startAuthorizationServer({ resources: [{ url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }] });
+    await build;
+    const settings = {
+      SCOPED_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, SCOPED_OAUTH_TOKEN: UPSTREAM_TOKEN,
+      SCOPED_AUTH_AUTHORITY: authority.issuer, SCOPED_RESOURCE_URL: resource, Logging__LogLevel__Default: 'Warning',
+    };
+    replica = await startReplica('scoped', join(work, 'scoped', 'bin/Debug', detectFramework(), 'Scoped.dll'), settings, '127.0.0.1', port);
+  });
+
+  after(async () => {
+    replica?.process.kill('SIGKILL');
+    await authority?.stop();
+    upstream?.closeAllConnections();
+    await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  });
+
+  const post = (token: string, body: string): Promise<Response> => fetch(resource, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body,
+  });
+  const call = (token: string, name: string, args: Record<string, unknown> = {}): Promise<Response> =>
+    post(token, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }));
+  /** The text of the tool's answer, from the server's SSE reply. */
+  const text = async (answer: Response): Promise<string> => {
+    const data = (await answer.text()).split('\n').find((line) => line.startsWith('data: '));
+    const message = JSON.parse(data?.slice(6) ?? '{}') as { result?: { content?: { text?: string }[] } };
+    return message.result?.content?.[0]?.text ?? '';
+  };
+  const challenge = (scope: string): string => `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp"`;
+
+  test("the metadata lists every scope the tools' operations require", async () => {
+    const metadata = await (await fetch(`${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp`)).json() as { scopes_supported: string[] };
+    assert.deepEqual(metadata.scopes_supported, ['items:read', 'items:write', 'items:admin']);
+  });
+
+  test("a token with the operation's scope: the call reaches the API with the server's own token, never the caller's", async () => {
+    const token = await authority.clientCredentialsToken({ resource, scope: 'items:read' });
+    const answer = await call(token, 'get_item', { id: 1 });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(JSON.parse(await text(answer)), { id: 1 });
+    assert.deepEqual(received.filter((r) => r.url === '/items/1'), [{ method: 'GET', url: '/items/1', authorization: `Bearer ${UPSTREAM_TOKEN}` }]);
+    assert.ok(!received.some((r) => r.authorization.includes(token)));
+  });
+
+  test("a token without the operation's scopes: 403 insufficient_scope naming those it has and the first alternative's, nothing sent", async () => {
+    const before = received.length;
+    const reader = await authority.clientCredentialsToken({ resource, scope: 'items:read' });
+    const refused = await call(reader, 'delete_item', { id: 2 });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('www-authenticate'), challenge('items:read items:write'));
+    const writer = await authority.clientCredentialsToken({ resource, scope: 'items:write' });
+    assert.equal((await call(writer, 'get_item', { id: 2 })).headers.get('www-authenticate'), challenge('items:write items:read'));
+    assert.equal(received.length, before, 'nothing reached the API');
+    const admin = await authority.clientCredentialsToken({ resource, scope: 'items:admin' });
+    const deleted = await call(admin, 'delete_item', { id: 2 });
+    assert.equal(deleted.status, 200, 'either alternative will do');
+    assert.doesNotMatch(await text(deleted), /^Error/);
+    assert.deepEqual(received.slice(before).map((r) => `${r.method} ${r.url}`), ['DELETE /items/2']);
+  });
+
+  test('an operation that needs no scope takes any valid token; a name given twice is refused before it is read', async () => {
+    const token = await authority.clientCredentialsToken({ resource, scope: 'items:write' });
+    assert.equal((await call(token, 'get_health')).status, 200);
+    const twice = await post(token, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_health","name":"delete_item","arguments":{"id":3}}}');
+    assert.equal(twice.status, 400);
+    assert.ok(!received.some((r) => r.url === '/items/3'));
+  });
+});
