@@ -30,7 +30,9 @@ const TRANSPORT = 'how clients reach the server: "stdio" (a child process of the
 const FORWARD_AUTH = 'with --transport http: take each call\'s API credential from this header of the incoming MCP request (the caller\'s own token) instead of the server\'s settings';
 const AUTH = 'with --transport http: "oauth" admits only callers with an OAuth access token issued for the server by the authority its settings name (MCP authorization)';
 /** The `--transport`, `--forward-auth` and `--auth` options, when given, for the generator's options. */
-const transport = (options: { transport?: string; forwardAuth?: string; auth?: string }): { transport?: Transport; forwardAuth?: string; auth?: string } => ({
+const EXCHANGE = 'with --auth oauth: each call\'s API token is the caller\'s MCP token exchanged at the authority for one for the API (RFC 8693 token exchange)';
+const transport = (options: { transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }): { transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean } => ({
+  ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
   ...(options.transport !== undefined && { transport: options.transport as Transport }),
   ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
   ...(options.auth !== undefined && { auth: options.auth }),
@@ -147,11 +149,12 @@ function buildProgram(io: Io): Command {
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
+    .option('--upstream-token-exchange', EXCHANGE)
     .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
     .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; auth?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
@@ -177,13 +180,14 @@ function buildProgram(io: Io): Command {
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
+    .option('--upstream-token-exchange', EXCHANGE)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .option('--package', 'pack as a NuGet MCP server, as the .NET mcpserver template does: dotnet pack writes a tool package of type McpServer with .mcp/server.json (stdio only)')
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start), "dll" (the Release build\'s DLL: starts fastest, build it after each generation) or "dnx" (dnx <package>@<version> --yes from a NuGet feed; implies --package)').choices(LAUNCH_FORMS).default('run'))
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
     .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; auth?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;

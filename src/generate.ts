@@ -88,6 +88,8 @@ export interface HostProjectOptions {
   readonly forwardAuth?: string;
   /** HTTP only: admit callers by OAuth access tokens issued for the server (`oauth`). */
   readonly auth?: string;
+  /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
+  readonly upstreamTokenExchange?: boolean;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
@@ -141,6 +143,8 @@ export interface ProjectOptions extends Selection {
   readonly forwardAuth?: string;
   /** With transport http: `oauth` admits callers by access tokens issued for the server. */
   readonly auth?: string;
+  /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
+  readonly upstreamTokenExchange?: boolean;
   /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
@@ -179,6 +183,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
     ...(options.auth !== undefined && { auth: options.auth }),
+    ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
     package: packaged,
     ...(regenerate !== undefined && { regenerate }),
   });
@@ -237,11 +242,11 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
-    ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }) } }),
+    ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }), ...(options.upstreamTokenExchange === true && { tokenExchange: true }) } }),
   };
 }
 
@@ -262,10 +267,16 @@ function checkMode(mode: string | undefined): ToolMode {
 }
 
 /** The transport, and the header credentials are forwarded from: only over HTTP, a header name, for an API that takes credentials. */
-function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string; auth?: AuthMode } {
+function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string; auth?: AuthMode; upstreamTokenExchange?: boolean } {
   const transport = options.transport ?? 'stdio';
   if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new GeneratorError('usage', `--transport ${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}`);
   const auth = checkAuth(options.auth, transport);
+  if (options.upstreamTokenExchange === true) {
+    if (auth === undefined) throw new GeneratorError('usage', '--upstream-token-exchange needs --auth oauth: it exchanges the caller\'s MCP access token');
+    if (options.forwardAuth !== undefined) throw new GeneratorError('usage', '--upstream-token-exchange and --forward-auth both give each call\'s API credential: choose one');
+    if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--upstream-token-exchange: the API declares no security scheme to send the exchanged token for (give --openapi-url for host)');
+    return { transport, auth: auth as AuthMode, upstreamTokenExchange: true };
+  }
   const header = options.forwardAuth;
   if (header === undefined) return { transport, ...(auth !== undefined && { auth }) };
   if (auth !== undefined && header.toLowerCase() === 'authorization') throw new GeneratorError('usage', '--forward-auth Authorization with --auth oauth: that header carries the caller\'s MCP access token, which is never sent to the API; forward another header');

@@ -1,8 +1,9 @@
 /**
  * `--auth oauth` and the scopes the spec requires per operation: test/fixtures/scoped.yaml (get_item needs items:read,
  * delete_item items:write or items:admin, get_health nothing), generated with `--transport http --auth oauth`, built
- * and run against oidc-provider. A call whose token lacks its operation's scopes is refused with 403
- * insufficient_scope before anything is sent; the API gets the server's own token for it, never the caller's.
+ * and run against oidc-provider with `--upstream-token-exchange`. A call whose token lacks its operation's scopes is
+ * refused with 403 insufficient_scope before anything is sent; the API gets a token the server obtained for the
+ * caller by RFC 8693 token exchange (cached per caller's token, redacted from answers), never the caller's own.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { promisify } from 'node:util';
 import { runCli } from '../src/index.js';
 import { detectFramework } from '../src/dotnet.js';
@@ -18,32 +20,35 @@ import { scratchDir } from './support/scratch.js';
 import { freePort, startReplica, type Replica } from './support/replicas.js';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
 
-/** The server's own token for the API (its setting), the only Authorization the API may receive. */
-const UPSTREAM_TOKEN = 'upstream-SENTINEL-token-4d2e';
-
 describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () => {
   const received: { method: string; url: string; authorization: string }[] = [];
   let upstream: Server;
   let authority: AuthorizationServer;
   let replica: Replica;
   let resource = '';
+  let apiUrl = '';
 
   before(async () => {
     const work = scratchDir('http-oauth-scopes');
-    const init = ['init', '--openapi-url', join(REPO, 'test/fixtures/scoped.yaml'), '--server-name', 'Scoped', '--output-dir', join(work, 'scoped'), '--transport', 'http', '--auth', 'oauth'];
+    const init = ['init', '--openapi-url', join(REPO, 'test/fixtures/scoped.yaml'), '--server-name', 'Scoped', '--output-dir', join(work, 'scoped'), '--transport', 'http', '--auth', 'oauth', '--upstream-token-exchange'];
     assert.equal(await runCli(init, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     const build = promisify(execFile)('dotnet', ['build', join(work, 'scoped'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
     upstream = createServer((request, response) => {
       received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization ?? '' });
-      response.writeHead(request.method === 'DELETE' ? 204 : 200, { 'content-type': 'application/json' }).end(request.method === 'DELETE' ? undefined : JSON.stringify(request.url === '/health' ? { up: true } : { id: 1 }));
+      // An API that echoes the credential it got: the answer must not hand it to the AI.
+      response.writeHead(request.method === 'DELETE' ? 204 : 200, { 'content-type': 'application/json' }).end(request.method === 'DELETE' ? undefined : JSON.stringify(request.url === '/health' ? { up: true } : { id: 1, seen: request.headers.authorization }));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
-    authority = await startAuthorizationServer({ resources: [{ url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }] });
+    apiUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+    authority = await startAuthorizationServer({
+      resources: [{ url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: apiUrl, scopes: ['items:read', 'items:write', 'items:admin'] }],
+      tokenExchange: { subjectAudiences: [resource] },
+    });
     await build;
     const settings = {
-      SCOPED_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, SCOPED_OAUTH_TOKEN: UPSTREAM_TOKEN,
+      SCOPED_BASE_URL: apiUrl, SCOPED_AUTH_CLIENT_ID: authority.clients[0]!.clientId, SCOPED_AUTH_CLIENT_SECRET: authority.clients[0]!.clientSecret ?? '',
       SCOPED_AUTH_AUTHORITY: authority.issuer, SCOPED_RESOURCE_URL: resource, Logging__LogLevel__Default: 'Warning',
     };
     replica = await startReplica('scoped', join(work, 'scoped', 'bin/Debug', detectFramework(), 'Scoped.dll'), settings, '127.0.0.1', port);
@@ -76,13 +81,23 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     assert.deepEqual(metadata.scopes_supported, ['items:read', 'items:write', 'items:admin']);
   });
 
-  test("a token with the operation's scope: the call reaches the API with the server's own token, never the caller's", async () => {
+  test("a token with the operation's scope: the call reaches the API with a token exchanged for the caller, never the caller's own, redacted from the answer", async () => {
     const token = await authority.clientCredentialsToken({ resource, scope: 'items:read' });
-    const answer = await call(token, 'get_item', { id: 1 });
-    assert.equal(answer.status, 200);
-    assert.deepEqual(JSON.parse(await text(answer)), { id: 1 });
-    assert.deepEqual(received.filter((r) => r.url === '/items/1'), [{ method: 'GET', url: '/items/1', authorization: `Bearer ${UPSTREAM_TOKEN}` }]);
-    assert.ok(!received.some((r) => r.authorization.includes(token)));
+    for (const id of [1, 1]) {
+      const answer = await call(token, 'get_item', { id });
+      assert.equal(answer.status, 200);
+      assert.deepEqual(JSON.parse(await text(answer)), { id: 1, seen: 'Bearer [redacted]' });
+    }
+    const sent = received.filter((r) => r.url === '/items/1');
+    assert.equal(sent.length, 2);
+    const upstreamToken = sent[0]!.authorization.replace(/^Bearer /, '');
+    assert.notEqual(upstreamToken, token);
+    assert.ok(!received.some((r) => r.authorization.includes(token)), 'the caller\'s token never reaches the API');
+    const claims = decodeJwt(upstreamToken);
+    assert.equal(claims.aud, apiUrl);
+    assert.equal(claims.sub, decodeJwt(token).sub);
+    assert.equal(sent[1]!.authorization, sent[0]!.authorization, 'the exchanged token is kept for the caller\'s token');
+    assert.equal(authority.exchanges.length, 1);
   });
 
   test("a token without the operation's scopes: 403 insufficient_scope naming those it has and the first alternative's, nothing sent", async () => {

@@ -141,7 +141,7 @@ describe('MCP authorization of an HTTP server (--auth oauth)', () => {
   });
 });
 
-test('--auth oauth needs --transport http, takes no other kind, and never forwards the Authorization header it reads the MCP token from', async () => {
+test('--auth oauth needs --transport http, takes no other kind, and never forwards the Authorization header it reads the MCP token from; --upstream-token-exchange needs it and excludes --forward-auth', async () => {
   const errors: string[] = [];
   const run = (...more: string[]): Promise<number> => runCli(['init', '--openapi-url', 'test/fixtures/shared.yaml', '--server-name', 'Shared', '--output-dir', join(scratchDir('oauth-usage'), 'p'), ...more], { out: () => {}, err: (t) => void errors.push(t.trim()) });
   assert.equal(await run('--auth', 'oauth'), 2);
@@ -150,4 +150,8 @@ test('--auth oauth needs --transport http, takes no other kind, and never forwar
   assert.equal(errors.pop(), 'error: --auth "basic" is not one of oauth');
   assert.equal(await run('--transport', 'http', '--auth', 'oauth', '--forward-auth', 'authorization'), 2);
   assert.equal(errors.pop(), 'error: --forward-auth Authorization with --auth oauth: that header carries the caller\'s MCP access token, which is never sent to the API; forward another header');
+  assert.equal(await run('--transport', 'http', '--upstream-token-exchange'), 2);
+  assert.equal(errors.pop(), 'error: --upstream-token-exchange needs --auth oauth: it exchanges the caller\'s MCP access token');
+  assert.equal(await run('--transport', 'http', '--auth', 'oauth', '--upstream-token-exchange', '--forward-auth', 'X-Api-Token'), 2);
+  assert.equal(errors.pop(), 'error: --upstream-token-exchange and --forward-auth both give each call\'s API credential: choose one');
 });

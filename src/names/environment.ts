@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -23,6 +23,9 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     authAuthority: `${prefix}_AUTH_AUTHORITY`,
     resourceUrl: `${prefix}_RESOURCE_URL`,
     authScopes: `${prefix}_AUTH_SCOPES`,
+    /** `--upstream-token-exchange`: the client this server exchanges callers' tokens as. */
+    authClientId: `${prefix}_AUTH_CLIENT_ID`,
+    authClientSecret: `${prefix}_AUTH_CLIENT_SECRET`,
   };
 }
 

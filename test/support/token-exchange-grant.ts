@@ -66,7 +66,8 @@ export function registerTokenExchange(provider: Provider, setup: TokenExchangeSe
     }
     if (params.actor_token !== undefined) throw new errors.InvalidRequest('delegation (actor_token) is not supported');
 
-    const targets = [...values(params.resource), ...values(params.audience)];
+    // RFC 8693 allows both; the same target given as resource and audience names one resource.
+    const targets = [...new Set([...values(params.resource), ...values(params.audience)])];
     const [resource] = targets;
     if (resource === undefined || targets.length !== 1) throw new errors.InvalidTarget('exactly one resource or audience is required');
     const info = setup.resourceServer(resource);

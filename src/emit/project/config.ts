@@ -46,7 +46,7 @@ export interface ServerLocation {
   /** A packed server: its package, which `dnx` launches take from a NuGet feed. */
   readonly package?: { readonly id: string; readonly version: string };
   /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
-  readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean };
+  readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean; readonly tokenExchange?: boolean };
 }
 
 /** The command line of a client entry. */
@@ -126,6 +126,12 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.resourceUrl, '(none: required)', 'this server\'s MCP URL as clients reach it (`https://mcp.example.com/mcp`): the audience (`aud`) every access token must have'],
       [env.authScopes, '(none)', 'scopes every call needs, space-separated; a token without them is refused with 403 `insufficient_scope`'],
     );
+    if (location.http.tokenExchange) {
+      rows.push(
+        [env.authClientId, '(none: required)', 'the client this server exchanges callers\' tokens as (RFC 8693), at the authority\'s token endpoint, for tokens for the API\'s base URL'],
+        [env.authClientSecret, '(none: required)', 'that client\'s secret (sent with HTTP Basic)'],
+      );
+    }
   }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
@@ -158,7 +164,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     ...(location?.http?.oauth ? [
       '## Authorization',
       '',
-      `Only callers with an OAuth 2.1 access token for this server get through (MCP authorization): a JWT signed by the authority in \`${env.authAuthority}\`, issued by it, unexpired, whose \`aud\` is \`${env.resourceUrl}\`, with the scopes in \`${env.authScopes}\` and those the spec requires for the operation a tool calls (a call without them is refused with 403 \`insufficient_scope\`, naming the scopes to ask for). Every other request to /mcp is answered 401 with \`WWW-Authenticate: Bearer resource_metadata="…"\`, and the server publishes its protected-resource metadata (RFC 9728) at \`/.well-known/oauth-protected-resource\`, so that MCP clients find the authority and sign the user in by themselves. The caller's token is never sent to the API, which is called with this server's own credentials.`,
+      `Only callers with an OAuth 2.1 access token for this server get through (MCP authorization): a JWT signed by the authority in \`${env.authAuthority}\`, issued by it, unexpired, whose \`aud\` is \`${env.resourceUrl}\`, with the scopes in \`${env.authScopes}\` and those the spec requires for the operation a tool calls (a call without them is refused with 403 \`insufficient_scope\`, naming the scopes to ask for). Every other request to /mcp is answered 401 with \`WWW-Authenticate: Bearer resource_metadata="…"\`, and the server publishes its protected-resource metadata (RFC 9728) at \`/.well-known/oauth-protected-resource\`, so that MCP clients find the authority and sign the user in by themselves. The caller's token is never sent to the API, which is called with ${location.http.tokenExchange ? `a token this server obtains for the caller: the caller's token exchanged at the authority (RFC 8693, as the client in \`${env.authClientId}\`) for one whose audience is the API's base URL, kept until it expires and redacted from answers` : 'this server\'s own credentials'}.`,
       '',
       'Register the server with your authorization server as an API (a resource) whose identifier is the URL in the resource setting, with the scopes you want to require, and let MCP clients register (dynamic client registration) or register them yourself. For example (not tested here): Microsoft Entra ID, authority `https://login.microsoftonline.com/<tenant>/v2.0` and an app registration that exposes an API with the resource URL as its Application ID URI; Auth0, authority `https://<tenant>.auth0.com/` and an API with the resource URL as its identifier; Keycloak, authority `https://<host>/realms/<realm>` and an audience mapper adding the resource URL; Okta, authority `https://<org>.okta.com/oauth2/<server>` with the resource URL as the audience.',
       '',

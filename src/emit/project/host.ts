@@ -37,7 +37,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
     ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
-    ...(options.auth === 'oauth' ? [emitAuthorization(options.namespace, options.clientNamespace, source)] : []),
+    ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
   ];

@@ -63,7 +63,7 @@ export function emitProgram(options: HostOptions): string {
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   if (http) readAccessSettings(w, options.serverName);
-  if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName);
+  if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
   if (credentials.length > 0) {
     w.line();
@@ -71,12 +71,21 @@ export function emitProgram(options: HostOptions): string {
     w.line(`var credentials = new Client.${FIXED_NAMES.credentials}(`);
     w.line('[');
     for (const c of credentials) w.line(`    ${c},`);
-    w.line(options.forwardAuth === undefined ? ']);' : '])');
+    w.line(options.forwardAuth === undefined && !options.upstreamTokenExchange ? ']);' : '])');
+    if (options.upstreamTokenExchange) {
+      w.line('{');
+      w.line('    // A shared server: each call\'s API token is obtained for its caller, never the caller\'s own token.');
+      w.line('    Forwarded = tokenExchange.ExchangedTokenAsync,');
+      w.line('    ForwardedFrom = "Authorization",');
+      w.line('};');
+      w.line('Client.ApiSecrets.CallSecret = Tools.McpTokenExchange.ExchangedToken;');
+      w.line('builder.Services.AddHttpContextAccessor();');
+    }
     if (options.forwardAuth !== undefined) {
       const header = stringLiteral(options.forwardAuth);
       w.line('{');
       w.line(`    // A shared server: each call's credential is the caller's own, from the ${options.forwardAuth} header of its MCP request.`);
-      w.line('    Forwarded = ForwardedCredential,');
+      w.line('    Forwarded = _ => ValueTask.FromResult(ForwardedCredential()),');
       w.line(`    ForwardedFrom = ${header},`);
       w.line('};');
       w.line('Client.ApiSecrets.CallSecret = ForwardedCredential;');

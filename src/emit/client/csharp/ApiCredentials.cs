@@ -104,10 +104,10 @@ public sealed class ApiCredentials
 
     /// <summary>
     /// A shared server's per-user credential: when set, each request carries the value this returns (read from
-    /// the MCP request being served) as its operation's credential, instead of the configured values: the API
-    /// key or token itself, or <c>user:password</c> for Basic.
+    /// the MCP request being served, or obtained for its caller) as its operation's credential, instead of the
+    /// configured values: the API key or token itself, or <c>user:password</c> for Basic.
     /// </summary>
-    public Func<string?>? Forwarded { get; init; }
+    public Func<CancellationToken, ValueTask<string?>>? Forwarded { get; init; }
 
     /// <summary>Where <see cref="Forwarded"/> reads from, for messages: the incoming request's header.</summary>
     public string ForwardedFrom { get; init; } = "the request";
@@ -123,7 +123,8 @@ public sealed class ApiCredentials
             {
                 return await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
             }
-            var chosen = owner.Choose(alternatives) ?? throw new ApiCredentialsException(owner.Describe(alternatives));
+            var chosen = (owner.Forwarded is { } forwarded ? owner.ChooseForwarded(alternatives, await forwarded(cancellationToken).ConfigureAwait(false)) : owner.Choose(alternatives))
+                ?? throw new ApiCredentialsException(owner.Describe(alternatives));
             await owner.ApplyAsync(request, chosen, refresh: false, cancellationToken).ConfigureAwait(false);
             var response = await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
             if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind == ApiCredentialKind.OAuth2ClientCredentials && string.IsNullOrEmpty(c.Value)))
@@ -143,10 +144,6 @@ public sealed class ApiCredentials
     /// </summary>
     private IReadOnlyList<ApiCredential>? Choose(string[] alternatives)
     {
-        if (Forwarded is not null)
-        {
-            return ChooseForwarded(alternatives, Forwarded());
-        }
         var anonymous = false;
         foreach (var alternative in alternatives)
         {

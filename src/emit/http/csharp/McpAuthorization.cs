@@ -43,7 +43,11 @@ internal sealed class McpAuthorization
         Scopes = scopes;
         var path = resource.AbsolutePath == "/" ? "" : resource.AbsolutePath.TrimEnd('/');
         MetadataUrl = $"{resource.GetLeftPart(UriPartial.Authority)}/.well-known/oauth-protected-resource{path}";
+        Metadata = new AuthorityMetadata(authority, authority.Scheme == "https");
     }
+
+    /// <summary>The authority's metadata and keys, read when first needed and refreshed as they change.</summary>
+    public IConfigurationManager<OpenIdConnectConfiguration> Metadata { get; }
 
     /// <summary>The authorization server (its issuer URL).</summary>
     public Uri Authority { get; }
@@ -109,7 +113,7 @@ internal sealed class McpAuthorization
             .AddJwtBearer(options =>
             {
                 options.RequireHttpsMetadata = Authority.Scheme == "https";
-                options.ConfigurationManager = new AuthorityMetadata(Authority, options.RequireHttpsMetadata);
+                options.ConfigurationManager = Metadata;
                 // Claims as the token has them: `scope` and `sub` keep their names.
                 options.MapInboundClaims = false;
                 options.TokenValidationParameters = new TokenValidationParameters
