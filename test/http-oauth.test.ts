@@ -18,7 +18,9 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { runCli } from '../src/index.js';
 import { detectFramework } from '../src/dotnet.js';
 import { scratchDir } from './support/scratch.js';
-import { freePort, startReplica, type Replica } from './support/replicas.js';
+import { connectHttp, freePort, runCalls, startNginx, startReplica, type Balancer, type Replica } from './support/replicas.js';
+import { runScenario, SERVER_SCENARIOS } from './support/conformance.js';
+import { startTokenProxy } from './support/token-proxy.js';
 import { SHARED_KEYS, sharedInitArgs, sharedReplicaEnv, startSharedApi, type SharedApi } from './support/shared-api.js';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
 
@@ -46,17 +48,23 @@ describe('MCP authorization of an HTTP server (--auth oauth)', () => {
   let authority: AuthorizationServer;
   let replica: Replica;
   let resource = '';
+  let work = '';
+  const more: Replica[] = [];
+  let balancer: Balancer | undefined;
+  /** The balancer's MCP URL (a second resource of the authority): its port is chosen first. */
+  let front = 0;
   let readme = '';
 
   before(async () => {
-    const work = scratchDir('http-oauth');
+    work = scratchDir('http-oauth');
     api = await startSharedApi();
     assert.equal(await runCli([...sharedInitArgs(join(work, 'shared')), '--auth', 'oauth'], { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     readme = await readFile(join(work, 'shared', 'README.md'), 'utf8');
     const build = promisify(execFile)('dotnet', ['build', join(work, 'shared'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
-    authority = await startAuthorizationServer({ resources: [{ url: resource, scopes: ['items:read', 'items:admin'] }] });
+    front = await freePort();
+    authority = await startAuthorizationServer({ resources: [{ url: resource, scopes: ['items:read', 'items:admin'] }, { url: `http://127.0.0.1:${front}/mcp`, scopes: ['items:read'] }] });
     await build;
     const settings = { SHARED_AUTH_AUTHORITY: authority.issuer, SHARED_RESOURCE_URL: resource, SHARED_AUTH_SCOPES: 'items:read' };
     replica = await startReplica('oauth', join(work, 'shared', 'bin/Debug', detectFramework(), 'Shared.dll'), { ...sharedReplicaEnv('oauth', api.url, 'Warning'), ...settings }, '127.0.0.1', port);
@@ -64,6 +72,8 @@ describe('MCP authorization of an HTTP server (--auth oauth)', () => {
 
   after(async () => {
     replica?.process.kill('SIGKILL');
+    for (const r of more) r.process.kill('SIGKILL');
+    balancer?.stop();
     await authority?.stop();
     await api?.close();
   });
@@ -138,6 +148,40 @@ describe('MCP authorization of an HTTP server (--auth oauth)', () => {
     assert.ok(reached() > 0);
     assert.deepEqual(api.authorizations, [], 'the API never receives an Authorization header, the MCP token least of all');
     assert.ok(!api.keys.some((key) => key.includes(provider.saved?.access_token ?? '?')));
+  });
+
+  test(`the MCP conformance suite, signed in (a proxy adds a valid token, as a signed-in client sends it): ${SERVER_SCENARIOS.join(', ')} pass`, async () => {
+    const token = await authority.clientCredentialsToken({ resource, scope: 'items:read' });
+    const proxy = await startTokenProxy(resource, token);
+    try {
+      for (const scenario of SERVER_SCENARIOS) {
+        const run = await runScenario(`${proxy.url}/mcp`, scenario);
+        assert.equal(run.code, 0, `${scenario}:\n${run.output}`);
+        assert.match(run.output, /Passed: (\d+)\/\1, 0 failed, 0 warnings/, `${scenario}:\n${run.output}`);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('behind nginx (round robin, no affinity): each replica validates the tokens itself; 200 calls with 20 in flight all answered, by both', async () => {
+    // The resource is the balancer's URL, as clients reach the replicas: known before anything starts.
+    const ports = [await freePort(), await freePort()];
+    const dll = join(work, 'shared', 'bin/Debug', detectFramework(), 'Shared.dll');
+    const settings = { SHARED_AUTH_AUTHORITY: authority.issuer, SHARED_RESOURCE_URL: `http://127.0.0.1:${front}/mcp`, SHARED_AUTH_SCOPES: 'items:read' };
+    more.push(...await Promise.all(['a', 'b'].map((name, i) => startReplica(`lb-${name}`, dll, { ...sharedReplicaEnv(`lb-${name}`, api.url, 'Warning'), ...settings }, '127.0.0.1', ports[i]))));
+    balancer = await startNginx(join(work, 'nginx'), ports.map((port) => `http://127.0.0.1:${port}`), front);
+    const token = await authority.clientCredentialsToken({ resource: `${balancer.url}/mcp`, scope: 'items:read' });
+    assert.equal((await fetch(`${balancer.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 401);
+    const client = await connectHttp(balancer.url, { Authorization: `Bearer ${token}`, 'X-Api-Token': SHARED_KEYS.alice });
+    try {
+      const outcomes = await runCalls(client, 'get_item', 200, 20, (i) => ({ id: i }));
+      assert.deepEqual(outcomes.filter((o) => !o.ok || JSON.parse(o.text).id !== o.index).map((o) => o.text), []);
+    } finally {
+      await client.close();
+    }
+    assert.ok((api.byReplica.get('lb-a') ?? 0) > 0 && (api.byReplica.get('lb-b') ?? 0) > 0, JSON.stringify([...api.byReplica]));
+    assert.deepEqual(api.authorizations, []);
   });
 });
 

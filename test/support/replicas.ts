@@ -72,10 +72,10 @@ export interface Balancer {
 }
 
 /** nginx round-robin over the replicas, its files in `directory`; POSTs are never resent to a second replica. */
-export async function startNginx(directory: string, upstreams: readonly string[]): Promise<Balancer> {
+export async function startNginx(directory: string, upstreams: readonly string[], port?: number): Promise<Balancer> {
   const binary = nginxBinary();
   mkdirSync(directory, { recursive: true });
-  const port = await freePort();
+  port ??= await freePort();
   const temp = (name: string): string => `${name}_temp_path ${join(directory, name)};`;
   const config = [
     ...(process.getuid?.() === 0 ? ['user root;'] : []),
