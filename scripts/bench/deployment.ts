@@ -26,27 +26,27 @@ export interface Deployment {
 }
 
 /** `init` of the shared.yaml HTTP project into the work folder and `dotnet build -c Release`: its dll, or why not. */
-export function buildSharedProject(context: BenchContext): { dll: string } | { error: string } {
+export function buildSharedProject(context: BenchContext, variant: { folder: string; args: readonly string[] } = { folder: 'load', args: [] }): { dll: string } | { error: string } {
   const { generator, frameworks, log, results, work, paths } = context;
-  const dir = join(work, 'load', 'shared');
-  log('init shared.yaml --transport http project');
-  const init = spawnSync(process.execPath, [generator.cli, ...sharedInitArgs(dir), '--framework', frameworks], { cwd: paths.repo, encoding: 'utf8' });
+  const dir = join(work, variant.folder, 'shared');
+  log(`init shared.yaml --transport http ${variant.args.join(' ')} project`);
+  const init = spawnSync(process.execPath, [generator.cli, ...sharedInitArgs(dir), ...variant.args, '--framework', frameworks], { cwd: paths.repo, encoding: 'utf8' });
   if (init.status !== 0) return { error: `init exit ${init.status}: ${firstErrorLine(init.stderr ?? '')}` };
   log('dotnet build -c Release shared.yaml project (not timed)');
   const built = dotnetBuild(dir, ['-c', 'Release']);
   if (!built.ok) return { error: `dotnet build -c Release failed: ${built.error}` };
-  results.notes.push(`Setup: \`dotnet build -c Release\` of the shared.yaml HTTP project (restore included, not timed) took ${built.seconds.toFixed(0)} s.`);
+  results.notes.push(`Setup: \`dotnet build -c Release\` of the shared.yaml HTTP project${variant.args.length > 0 ? ` (${variant.args.join(' ')})` : ''} (restore included, not timed) took ${built.seconds.toFixed(0)} s.`);
   const dll = join(dir, 'bin/Release', frameworks, 'Shared.dll');
   return existsSync(dll) ? { dll } : { error: `no ${dll} after the build` };
 }
 
 /** The API, the replicas (logging at Warning) and nginx in front; what started is stopped again if a later step fails. */
-export async function startDeployment(context: BenchContext, dll: string): Promise<Deployment> {
+export async function startDeployment(context: BenchContext, dll: string, front?: { port: number; settings: Record<string, string> }): Promise<Deployment> {
   const api = await startSharedApi();
   const replicas: Replica[] = [];
   try {
-    for (const name of REPLICAS) replicas.push(await startReplica(name, dll, sharedReplicaEnv(name, api.url, 'Warning')));
-    const balancer = await startNginx(join(context.work, 'load', 'nginx'), replicas.map((r) => r.url));
+    for (const name of REPLICAS) replicas.push(await startReplica(name, dll, { ...sharedReplicaEnv(name, api.url, 'Warning'), ...front?.settings }));
+    const balancer = await startNginx(join(context.work, front ? 'load-auth' : 'load', 'nginx'), replicas.map((r) => r.url), front?.port);
     return { api, replicas, balancer, nginxVersion: nginxVersion(), gc: gcMode(dll) };
   } catch (error) {
     await stopReplicas(replicas);

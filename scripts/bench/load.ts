@@ -27,7 +27,7 @@ export const load: Area = {
     `HTTP load: \`init --transport http --forward-auth X-Api-Token\` of test/fixtures/shared.yaml, built in Release, run as two replicas (\`dotnet Shared.dll --urls http://127.0.0.1:<port>\`, logging at Warning) behind nginx (round robin, one worker, keep-alive to the replicas), in front of the test API on 127.0.0.1 (answering at once). An SDK Streamable HTTP client (one caller's key in X-Api-Token; a new client each run, connected before the clock starts) sends ${int(options.calls)} \`get_item\` calls per run, ${Math.min(IN_FLIGHT, options.calls)} in flight; ${options.runs} runs after one unmeasured warm-up run. calls/s = calls ÷ wall time of the run; latency is each call's round trip (all runs pooled, p99 nearest rank); RSS = VmRSS of each replica after each run. A call is wrong unless it is no error and echoes its own id, the caller and the key redacted. Client, nginx, replicas and API share the machine's cores.`,
 };
 
-interface Run {
+export interface Run {
   readonly seconds: number;
   readonly outcomes: CallOutcome[];
   /** VmRSS of each replica after the run, in kB. */
@@ -70,8 +70,8 @@ async function benchLoad(context: BenchContext): Promise<void> {
  * AbortSignal to every fetch, and undici takes its listener off only when the request is garbage-collected,
  * so a client kept across runs piles up listeners (and Node's MaxListenersExceededWarning past 1,500).
  */
-async function measureRun(deployment: Deployment, calls: number): Promise<Run> {
-  const client = await connectHttp(deployment.balancer.url, { [FORWARD_HEADER]: SHARED_KEYS.alice });
+export async function measureRun(deployment: Deployment, calls: number, headers: Record<string, string> = {}): Promise<Run> {
+  const client = await connectHttp(deployment.balancer.url, { [FORWARD_HEADER]: SHARED_KEYS.alice, ...headers });
   try {
     const started = performance.now();
     const outcomes = await runCalls(client, 'get_item', calls, Math.min(IN_FLIGHT, calls), (i) => ({ id: i, delayMs: API_DELAY_MS }));
@@ -83,7 +83,7 @@ async function measureRun(deployment: Deployment, calls: number): Promise<Run> {
 }
 
 /** Not an error, and the answer is the one asked for: its own id, the caller, the key redacted. */
-function isRight(outcome: CallOutcome): boolean {
+export function isRight(outcome: CallOutcome): boolean {
   if (!outcome.ok) return false;
   try {
     const body = JSON.parse(outcome.text) as { id?: unknown; owner?: unknown; key?: unknown };
