@@ -20,6 +20,7 @@ const MCP_SERVER_TOOL_TYPE = 'ModelContextProtocol.Server.McpServerToolTypeAttri
 const INPUT_SCHEMA = 'InputSchemaAttribute';
 const OUTPUT_SCHEMA = 'OutputSchemaAttribute';
 const CALL_NOTES = 'CallNotes';
+const OAUTH_SCOPES = 'OAuthScopesAttribute';
 
 /** Types declared by the runtime files (the templates copied into the client), as reflection names them. */
 export interface RuntimeTypes {
@@ -120,7 +121,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
   problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes.topLevel, FIXED_NAMES.clientClass, ...records]));
   problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools]));
   problems.push(...diffNames(`other namespaces under ${namespace}`, topLevel.filter((t) => t.namespace !== namespace && t.namespace !== clientNamespace).map((t) => t.fullName), []));
-  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${OUTPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${CALL_NOTES}`, ...runtimeTypes.nested.map((n) => `${clientNamespace}.${n}`)]));
+  problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${OUTPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${CALL_NOTES}`, `${namespace}.${FIXED_NAMES.tools}+${OAUTH_SCOPES}`, ...runtimeTypes.nested.map((n) => `${clientNamespace}.${n}`)]));
   const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
 
   // Records: exactly the planned properties and their JSON names; no schema attributes (the tools publish their own schemas).
@@ -178,7 +179,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
     const operations = api.model.operations.map((op) => ({ op, names: plan.operations.get(op.id) }));
     problems.push(...diffNames(`methods of ${FIXED_NAMES.tools}`, names(tools.members, 'Method'), [...operations.map((o) => o.names?.toolMethod ?? '?'), 'RunAsync', 'get_MaxResultLength', 'set_MaxResultLength']));
     problems.push(...diffNames(`properties of ${FIXED_NAMES.tools}`, names(tools.members, 'Property'), ['MaxResultLength']));
-    problems.push(...diffNames(`fields, events and nested types of ${FIXED_NAMES.tools}`, tools.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), [INPUT_SCHEMA, OUTPUT_SCHEMA, CALL_NOTES]));
+    problems.push(...diffNames(`fields, events and nested types of ${FIXED_NAMES.tools}`, tools.members.filter((m) => ['Field', 'Event', 'NestedType'].includes(m.kind) && !isCompilerGenerated(m.name)).map((m) => m.name), [INPUT_SCHEMA, OUTPUT_SCHEMA, CALL_NOTES, OAUTH_SCOPES]));
     problems.push(...diffNames(`constructors of ${FIXED_NAMES.tools}`, names(tools.members, 'Constructor'), ['.cctor']));
     const toolNames: string[] = [];
     for (const { op, names: opNames } of operations) {
