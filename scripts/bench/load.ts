@@ -17,6 +17,8 @@ const IN_FLIGHT = 100;
 /** The API answers at once: what is measured is the client, nginx and the replicas, not a slow API. */
 const API_DELAY_MS = 0;
 const SPEC = 'shared.yaml';
+/** Calls sent one at a time, for the latency of a call alone (what per-call work such as token validation adds shows there). */
+export const SEQUENTIAL_CALLS = 300;
 
 export const load: Area = {
   name: 'load',
@@ -57,6 +59,9 @@ async function benchLoad(context: BenchContext): Promise<void> {
     }
     const served = REPLICAS.map((name) => (deployment?.api.byReplica.get(name) ?? 0) - (servedBefore.get(name) ?? 0));
     report(context, deployment, runs, served);
+    const alone = await measureRun(deployment, SEQUENTIAL_CALLS, {}, 1);
+    const times = alone.outcomes.map((o) => o.ms);
+    results.rows.push({ area: AREA, what: `latency of a call alone (${SEQUENTIAL_CALLS} calls, one at a time)`, spec: SPEC, value: `p50 ${ms(percentile(times, 50), 2)}, p99 ${ms(percentile(times, 99), 2)}`, spread: '', beside: '', goal: '', status: '' });
   } catch (error) {
     results.problems.push(`HTTP load: ${(error as Error).message.slice(0, 500)}`);
     results.rows.push({ area: AREA, what: 'tool calls through nginx to two replicas', spec: SPEC, value: 'failed', spread: '', beside: (error as Error).message.slice(0, 200), goal: '', status: 'FAILED' });
@@ -70,11 +75,11 @@ async function benchLoad(context: BenchContext): Promise<void> {
  * AbortSignal to every fetch, and undici takes its listener off only when the request is garbage-collected,
  * so a client kept across runs piles up listeners (and Node's MaxListenersExceededWarning past 1,500).
  */
-export async function measureRun(deployment: Deployment, calls: number, headers: Record<string, string> = {}): Promise<Run> {
+export async function measureRun(deployment: Deployment, calls: number, headers: Record<string, string> = {}, inFlight = IN_FLIGHT): Promise<Run> {
   const client = await connectHttp(deployment.balancer.url, { [FORWARD_HEADER]: SHARED_KEYS.alice, ...headers });
   try {
     const started = performance.now();
-    const outcomes = await runCalls(client, 'get_item', calls, Math.min(IN_FLIGHT, calls), (i) => ({ id: i, delayMs: API_DELAY_MS }));
+    const outcomes = await runCalls(client, 'get_item', calls, Math.min(inFlight, calls), (i) => ({ id: i, delayMs: API_DELAY_MS }));
     const seconds = (performance.now() - started) / 1000;
     return { seconds, outcomes, rssKb: deployment.replicas.map((r) => statusKb(r.process.pid ?? -1, 'VmRSS')) };
   } finally {
