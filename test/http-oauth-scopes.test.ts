@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { promisify } from 'node:util';
@@ -25,14 +26,20 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
   let upstream: Server;
   let authority: AuthorizationServer;
   let replica: Replica;
+  let discovery: Replica;
   let resource = '';
   let apiUrl = '';
+  let discoveryPort = 0;
 
   before(async () => {
     const work = scratchDir('http-oauth-scopes');
     const init = ['init', '--openapi-url', join(REPO, 'test/fixtures/scoped.yaml'), '--server-name', 'Scoped', '--output-dir', join(work, 'scoped'), '--transport', 'http', '--auth', 'oauth', '--upstream-token-exchange'];
     assert.equal(await runCli(init, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
-    const build = promisify(execFile)('dotnet', ['build', join(work, 'scoped'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
+    // The same in discovery mode, where call_operation reaches every operation.
+    const discoveryInit = [...init.slice(0, 6), join(work, 'discovery'), ...init.slice(7), '--mode', 'discovery'];
+    assert.equal(await runCli(discoveryInit, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Folder Name="/a/">\n    <Project Path="scoped/Scoped.csproj" />\n  </Folder>\n  <Folder Name="/b/">\n    <Project Path="discovery/Scoped.csproj" />\n  </Folder>\n</Solution>\n');
+    const build = promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
     upstream = createServer((request, response) => {
       received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization ?? '' });
       // An API that echoes the credential it got: the answer must not hand it to the AI.
@@ -42,9 +49,14 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
     apiUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+    discoveryPort = await freePort();
+    const discoveryResource = `http://127.0.0.1:${discoveryPort}/mcp`;
     authority = await startAuthorizationServer({
-      resources: [{ url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: apiUrl, scopes: ['items:read', 'items:write', 'items:admin'] }],
-      tokenExchange: { subjectAudiences: [resource] },
+      resources: [
+        { url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: apiUrl, scopes: ['items:read', 'items:write', 'items:admin'] },
+        { url: discoveryResource, scopes: ['items:read', 'items:write', 'items:admin'] },
+      ],
+      tokenExchange: { subjectAudiences: [resource, discoveryResource] },
     });
     await build;
     const settings = {
@@ -52,10 +64,12 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
       SCOPED_AUTH_AUTHORITY: authority.issuer, SCOPED_RESOURCE_URL: resource, Logging__LogLevel__Default: 'Warning',
     };
     replica = await startReplica('scoped', join(work, 'scoped', 'bin/Debug', detectFramework(), 'Scoped.dll'), settings, '127.0.0.1', port);
+    discovery = await startReplica('discovery', join(work, 'discovery', 'bin/Debug', detectFramework(), 'Scoped.dll'), { ...settings, SCOPED_RESOURCE_URL: `http://127.0.0.1:${discoveryPort}/mcp` }, '127.0.0.1', discoveryPort);
   });
 
   after(async () => {
     replica?.process.kill('SIGKILL');
+    discovery?.process.kill('SIGKILL');
     await authority?.stop();
     upstream?.closeAllConnections();
     await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
@@ -122,5 +136,24 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     const twice = await post(token, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_health","name":"delete_item","arguments":{"id":3}}}');
     assert.equal(twice.status, 400);
     assert.ok(!received.some((r) => r.url === '/items/3'));
+  });
+
+  test('discovery mode: call_operation needs the scopes of the operation it calls; search and describe need none', async () => {
+    const url = `http://127.0.0.1:${discoveryPort}/mcp`;
+    const reader = await authority.clientCredentialsToken({ resource: url, scope: 'items:read' });
+    const send = (name: string, args: Record<string, unknown>): Promise<Response> => fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${reader}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const before = received.length;
+    const refused = await send('call_operation', { name: 'delete_item', arguments: { id: 4 } });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="items:read items:write", resource_metadata="http://127.0.0.1:${discoveryPort}/.well-known/oauth-protected-resource/mcp"`);
+    assert.equal(received.length, before, 'nothing reached the API');
+    assert.equal((await send('describe_operation', { name: 'delete_item' })).status, 200);
+    const read = await send('call_operation', { name: 'get_item', arguments: { id: 1 } });
+    assert.equal(read.status, 200);
+    assert.deepEqual(JSON.parse(await text(read)), { id: 1, seen: 'Bearer [redacted]' });
   });
 });
