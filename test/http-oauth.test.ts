@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -182,6 +182,23 @@ describe('MCP authorization of an HTTP server (--auth oauth)', () => {
     }
     assert.ok((api.byReplica.get('lb-a') ?? 0) > 0 && (api.byReplica.get('lb-b') ?? 0) > 0, JSON.stringify([...api.byReplica]));
     assert.deepEqual(api.authorizations, []);
+  });
+
+  test('without the authority or the resource setting, or with an authority that is not https (but on loopback): one line naming it, and no start', () => {
+    const dll = join(work, 'shared', 'bin/Debug', detectFramework(), 'Shared.dll');
+    const start = (settings: Record<string, string>): { status: number | null; stderr: string } =>
+      spawnSync('dotnet', [dll, '--urls', 'http://127.0.0.1:0'], { env: { ...process.env, ...sharedReplicaEnv('bad', api.url, 'Warning'), ...settings }, encoding: 'utf8', timeout: 60_000 });
+    const cases: [Record<string, string>, string][] = [
+      [{ SHARED_RESOURCE_URL: resource }, 'error: SHARED_AUTH_AUTHORITY is not set: give the authorization server\'s issuer URL (https://…)'],
+      [{ SHARED_AUTH_AUTHORITY: authority.issuer }, 'error: SHARED_RESOURCE_URL is not set: give this server\'s MCP URL as clients reach it (https://…/mcp)'],
+      [{ SHARED_AUTH_AUTHORITY: 'http://auth.example.com', SHARED_RESOURCE_URL: resource }, 'error: SHARED_AUTH_AUTHORITY is "http://auth.example.com": give the authorization server\'s issuer URL, https:// (http:// only on a loopback address)'],
+      [{ SHARED_AUTH_AUTHORITY: authority.issuer, SHARED_RESOURCE_URL: 'mcp.example.com/mcp' }, 'error: SHARED_RESOURCE_URL is "mcp.example.com/mcp": give this server\'s MCP URL as clients reach it (https://…/mcp)'],
+    ];
+    for (const [settings, line] of cases) {
+      const run = start(settings);
+      assert.equal(run.status, 1, JSON.stringify(settings));
+      assert.equal(run.stderr.trim(), line);
+    }
   });
 });
 
