@@ -23,7 +23,7 @@ interface Io {
 }
 
 const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files under the spec\'s folder, or its own host for a URL)';
-const MODE = 'what the server publishes: "operations" (one tool per operation, the default) or "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list)';
+const MODE = 'what the server publishes: "operations" (one tool per operation, the default) "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list) or "code" (search, describe, and run_script, which runs the model\'s JavaScript against the API in a sandbox: for big APIs and multi-step work)';
 /** The `--mode` option, when given, for the generator's options. */
 const mode = (options: { mode?: string }): { mode?: ToolMode } => (options.mode === undefined ? {} : { mode: options.mode as ToolMode });
 const TRANSPORT = 'how clients reach the server: "stdio" (a child process of the client, the default) or "http" (an ASP.NET Core server, MCP Streamable HTTP at /mcp, stateless, GET /healthz; for shared and scaled-out hosting)';
@@ -272,7 +272,7 @@ function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io
   if (unusable !== undefined) {
     io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `${JSON.stringify(unusable)} is not an absolute http(s) URL: the server will need ${environmentVariables(serverName).baseUrl}` }));
   }
-  if (tools > TOOL_COUNT_LIMIT && mode !== 'discovery') {
+  if (tools > TOOL_COUNT_LIMIT && (mode === undefined || mode === 'operations')) {
     io.err(`warning: ${tools.toLocaleString('en-US')} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
   }
 }

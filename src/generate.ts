@@ -11,6 +11,7 @@ import { emitTools } from './emit/tools/tools.js';
 import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
 import { SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
+import { SIGNATURES_FILE, signatures } from './emit/code/code.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
@@ -69,7 +70,10 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const mode = checkMode(options.mode);
   const plan = options.plan ?? planNames(api.model, options.clientNamespace);
   const { selected, skipped } = selectOperations(api.model, plan, options);
-  const beside = mode === 'discovery' ? [{ path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) }] : [];
+  const beside = mode === 'operations' ? [] : [
+    { path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) },
+    ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
+  ];
   return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
 }
 
@@ -196,7 +200,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...host,
     ...sources.files,
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, api.model) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', ...(regenerate !== undefined && { regenerates: { ...(regenerate.generator !== undefined && { generator: regenerate.generator }) } }) }) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', code: options.mode === 'code', ...(regenerate !== undefined && { regenerates: { ...(regenerate.generator !== undefined && { generator: regenerate.generator }) } }) }) },
     ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, api.model)),
   ];
   return { files, operations: sources.operations, skipped: sources.skipped, namespace, location };

@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string; scriptTimeout: string; scriptMaxStatements: string; scriptMaxRecursion: string; scriptMaxMemory: string; scriptMaxCalls: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -26,6 +26,12 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     /** `--upstream-token-exchange`: the client this server exchanges callers' tokens as. */
     authClientId: `${prefix}_AUTH_CLIENT_ID`,
     authClientSecret: `${prefix}_AUTH_CLIENT_SECRET`,
+    /** Code mode: the limits of one run_script script. */
+    scriptTimeout: `${prefix}_SCRIPT_TIMEOUT_SECONDS`,
+    scriptMaxStatements: `${prefix}_SCRIPT_MAX_STATEMENTS`,
+    scriptMaxRecursion: `${prefix}_SCRIPT_MAX_RECURSION`,
+    scriptMaxMemory: `${prefix}_SCRIPT_MAX_MEMORY_MB`,
+    scriptMaxCalls: `${prefix}_SCRIPT_MAX_CALLS`,
   };
 }
 

@@ -2,6 +2,7 @@ import type { GeneratedFile } from '../shared/file.js';
 import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
 import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
+import type { ToolMode } from '../project/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
@@ -28,12 +29,17 @@ interface DiscoveryTool {
 
 const NAME = { type: 'string', minLength: 1, description: 'Operation name, from search_operations.' };
 
-/** The three tools of a discovery-mode server; their tools/list stays under 2,000 bytes whatever the API. */
-export function discoveryTools(): DiscoveryTool[] {
-  return [
+/**
+ * The three tools of a discovery-mode server; their tools/list stays under 2,000 bytes whatever the API. In code
+ * mode, search_operations alone: code mode has its own describe_operation and run_script in their place.
+ */
+export function discoveryTools(mode: ToolMode = 'discovery'): DiscoveryTool[] {
+  const tools: DiscoveryTool[] = [
     {
       name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__',
-      description: 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s arguments; call_operation calls it.',
+      description: mode === 'code'
+        ? 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s signature; run_script calls it as api.<name>(args).'
+        : 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s arguments; call_operation calls it.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -59,6 +65,7 @@ export function discoveryTools(): DiscoveryTool[] {
       },
     },
   ];
+  return mode === 'code' ? tools.slice(0, 1) : tools;
 }
 
 /** The tools/list entries of a discovery-mode server (sizes it in `report`). */
@@ -73,12 +80,13 @@ export function discoveryListing(): Record<string, unknown>[] {
 }
 
 /** The host's discovery files: the three tools and the search over the index. */
-export function emitDiscovery(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
-  const fills = Object.fromEntries(discoveryTools().map((tool) => [tool.placeholder, [
+export function emitDiscovery(namespace: string, clientNamespace: string, source: string, mode: ToolMode = 'discovery'): GeneratedFile[] {
+  const fills: Record<string, string> = { __DESCRIBE_TOOL__: '', __CALL_TOOL__: '' };
+  Object.assign(fills, Object.fromEntries(discoveryTools(mode).map((tool) => [tool.placeholder, [
     `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}, ReadOnly = ${tool.readOnly}, Destructive = ${!tool.readOnly}, Idempotent = ${tool.readOnly}, OpenWorld = ${!tool.readOnly})]`,
     `    [Description(${stringLiteral(tool.description)})]`,
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
-  ].join('\n')]));
+  ].join('\n')])));
   const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
   const intents = Object.entries(INTENTS).map(([kind, verbs]) => `[${stringLiteral(kind)}] = [${list(new Set(verbs.map(stem)))}],`).join('\n        ');
   const phrasal = [...PHRASAL_TERMS].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');

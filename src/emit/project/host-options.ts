@@ -3,9 +3,12 @@ import type { SecurityScheme } from '../../model/types.js';
 import type { AuthMode } from '../http/authorization.js';
 import type { RegenerationTarget } from './regenerate.js';
 
-/** What the server publishes: one tool per operation, or three that search, describe and call them. */
-export type ToolMode = 'operations' | 'discovery';
-export const TOOL_MODES: readonly ToolMode[] = ['operations', 'discovery'];
+/**
+ * What the server publishes: one tool per operation; three that search, describe and call them; or search,
+ * describe and run_script, which runs the model's JavaScript against the operations.
+ */
+export type ToolMode = 'operations' | 'discovery' | 'code';
+export const TOOL_MODES: readonly ToolMode[] = ['operations', 'discovery', 'code'];
 
 /** How clients reach the server: a child process's stdin/stdout, or MCP's Streamable HTTP (stateless). */
 export type Transport = 'stdio' | 'http';

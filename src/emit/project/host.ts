@@ -5,6 +5,7 @@ import { emitHttpAccess } from '../http/access.js';
 import { AUTH_PACKAGES, emitAuthorization } from '../http/authorization.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
+import { CODE_PACKAGES, emitCode, SIGNATURES_FILE, SIGNATURES_RESOURCE } from '../code/code.js';
 import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
 import { emitUserProject, regenerationProjectLines } from './regenerate.js';
@@ -35,7 +36,8 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
-    ...(options.mode === 'discovery' ? emitDiscovery(options.namespace, options.clientNamespace, source) : []),
+    ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : []),
+    ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
@@ -63,12 +65,13 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : [])].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : [])].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',
     '    <None Update="appsettings.json" CopyToOutputDirectory="PreserveNewest" />',
-    ...(options.mode === 'discovery' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
+    ...(options.mode !== 'operations' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
+    ...(options.mode === 'code' ? [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`] : []),
     '  </ItemGroup>',
     '',
     ...(options.package ? packageProjectLines(options.package, literal) : []),

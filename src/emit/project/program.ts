@@ -19,6 +19,11 @@ export function emitProgram(options: HostOptions): string {
   w.line(`using Client = global::${options.clientNamespace};`);
   w.line(`using Tools = global::${options.namespace};`);
   w.line();
+  if (options.mode === 'code') {
+    w.line('// The same program is also the interpreter process of one run_script script (started by the server itself).');
+    w.line('if (args is [Tools.McpScriptRunner.Flag]) return Tools.McpScriptRunner.Run();');
+    w.line();
+  }
   if (http) {
     w.line('// Listens where ASPNETCORE_URLS or --urls say (http://localhost:5000 when neither does).');
     w.line('var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });');
@@ -62,6 +67,7 @@ export function emitProgram(options: HostOptions): string {
   w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = (int)maxResultLength;`);
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
+  if (options.mode === 'code') readScriptLimits(w, env);
   if (http) readAccessSettings(w, options.serverName);
   if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
@@ -141,6 +147,9 @@ export function emitProgram(options: HostOptions): string {
   if (options.mode === 'discovery') {
     w.line('    // Discovery mode: three tools that search the operations, describe one and call it.');
     w.line(`    .WithTools([typeof(Tools.McpDiscovery)], Client.${FIXED_NAMES.json}.Options)`);
+  } else if (options.mode === 'code') {
+    w.line('    // Code mode: search the operations, describe one, and run a script that calls them.');
+    w.line(`    .WithTools([typeof(Tools.McpDiscovery), typeof(Tools.McpCode)], Client.${FIXED_NAMES.json}.Options)`);
   } else {
     w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
   }
@@ -152,6 +161,10 @@ export function emitProgram(options: HostOptions): string {
   w.line('var app = builder.Build();');
   w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
   w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
+  if (options.mode !== 'operations') {
+    w.line('// A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).');
+    w.line('Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());');
+  }
   if (http) {
     w.line();
     useAccessCheck(w, options.serverName);
@@ -184,6 +197,19 @@ export function emitProgram(options: HostOptions): string {
     w.close();
   }
   return w.toString();
+}
+
+/** Code mode: the limits of one script, from the settings. */
+function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
+  w.line(`if (!TryReadNumber(${stringLiteral(env.scriptTimeout)}, 30, 1, 3600, out var scriptSeconds)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxStatements)}, 10_000_000, 1000, 2_000_000_000, out var scriptStatements)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxRecursion)}, 200, 10, 10_000, out var scriptRecursion)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxMemory)}, 128, 16, 16_384, out var scriptMemory)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxCalls)}, 50, 1, 10_000, out var scriptCalls))`);
+  w.line('{');
+  w.line('    return 1;');
+  w.line('}');
+  w.line('Tools.McpCode.Limits = new Tools.McpScriptLimits { TimeoutSeconds = scriptSeconds, MaxStatements = Math.Floor(scriptStatements), MaxRecursion = (int)scriptRecursion, MaxMemoryMb = Math.Floor(scriptMemory), MaxCalls = (int)scriptCalls };');
 }
 
 /** `Petstore/1.0.0 openapi-mcp-dotnet/0.1.0`: the server and API version, then the generator (RFC 9110 product tokens). */

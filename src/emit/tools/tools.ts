@@ -107,11 +107,14 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('return "Error: " + exception.Message;');
   w.close();
   w.line();
+  w.line('var notes = CallNotes.Current.Value;');
+  w.open('if (notes is not null)');
+  w.line('notes.Status = result.StatusCode;');
+  w.close();
   w.open('if (!result.IsSuccess)');
   w.line('return "Error: " + result.Error;');
   w.close();
-  w.open('if (CallNotes.Current.Value is { } notes)');
-  w.line('notes.Status = result.StatusCode;');
+  w.open('if (notes is not null)');
   w.line('notes.Headers = result.Headers;');
   w.line('notes.Mismatch = result.Mismatch;');
   w.close();

@@ -1,0 +1,77 @@
+import type { GeneratedFile } from '../shared/file.js';
+import type { ApiModel, Operation } from '../../model/types.js';
+import type { NamePlan } from '../../names/plan.js';
+import { templates } from '../shared/templates.js';
+import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
+import { inputSchema } from '../tools/input-schema.js';
+import { signature } from './signature.js';
+
+const template = templates('code');
+
+/** Written beside McpTools.g.cs in code mode: each operation's signature as a script calls it. */
+export const SIGNATURES_FILE = 'McpSignatures.g.json';
+export const SIGNATURES_RESOURCE = 'McpSignatures.json';
+
+/** Longest script run_script takes, in characters. */
+export const MAX_SCRIPT_LENGTH = 20_000;
+
+/** The NuGet package of the interpreter (Jint: JavaScript in .NET, no native code, with execution constraints). */
+export const CODE_PACKAGES = [{ id: 'Jint', version: '4.18.0' }] as const;
+
+interface CodeTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly placeholder: string;
+}
+
+/** The tools code mode adds to search_operations: describe_operation with the signature, and run_script. */
+export function codeTools(): CodeTool[] {
+  return [
+    {
+      name: 'describe_operation', title: 'Describe an operation', placeholder: '__DESCRIBE_TOOL__',
+      description: 'Describes an operation: JSON {name, title, method, path, description, inputSchema, annotations, signature}; signature declares how a run_script script calls it, api.<name>(args), and what it returns.',
+      inputSchema: { type: 'object', properties: { name: { type: 'string', minLength: 1, description: 'Operation name, from search_operations.' } }, required: ['name'] },
+    },
+    {
+      name: 'run_script', title: 'Run a script against the API', placeholder: '__RUN_TOOL__',
+      description: 'Runs JavaScript (the body of an async function) that calls the API: `await api.<name>(args)` returns the answer (JSON parsed, else text) or throws an Error whose message is the error and whose status is the HTTP status. Loop, page, join and return only what is needed; console.log is kept. Answers JSON {result, logs}. No other access (no files, network, require or timers); limits on time, statements, memory and API calls apply.',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', minLength: 1, maxLength: MAX_SCRIPT_LENGTH, description: 'JavaScript, e.g. `const b = await api.get_book({ bookId: 1 }); return b.title;`' } },
+        required: ['code'],
+      },
+    },
+  ];
+}
+
+/** The tools/list entries code mode adds (sizes it in `report`). */
+export function codeListing(): Record<string, unknown>[] {
+  return codeTools().map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: { title: tool.title } }));
+}
+
+/** The code-mode host's files: the tools, the interpreter process and its sandbox. */
+export function emitCode(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
+  const fills = Object.fromEntries(codeTools().map((tool) => [tool.placeholder, [
+    `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}${tool.name === 'describe_operation' ? ', ReadOnly = true, Destructive = false, Idempotent = true, OpenWorld = false' : ''})]`,
+    `    [Description(${stringLiteral(tool.description)})]`,
+    `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
+  ].join('\n')]));
+  return [
+    template('McpCode', 'McpCode.cs', namespace, source, clientNamespace, fills),
+    template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace),
+    template('McpScriptRunner', 'McpScriptRunner.cs', namespace, source, clientNamespace),
+    template('McpScriptSandbox', 'McpScriptSandbox.cs', namespace, source, clientNamespace),
+  ];
+}
+
+/** `McpSignatures.g.json`: tool name → signature, for the selected operations. */
+export function signatures(plan: NamePlan, operations: readonly Operation[], model: ApiModel): string {
+  const entries: Record<string, string> = {};
+  for (const op of operations) {
+    const names = plan.operations.get(op.id);
+    if (names) entries[names.toolName] = signature(model, op, names.toolName, inputSchema(model, plan, op));
+  }
+  return `${JSON.stringify(entries, null, 1)}\n`;
+}

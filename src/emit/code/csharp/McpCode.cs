@@ -1,0 +1,199 @@
+#nullable enable
+
+using System;
+using System.Collections.Generic;
+using System.ComponentModel;
+using System.Linq;
+using System.Text;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using System.Threading;
+using System.Threading.Tasks;
+using ModelContextProtocol.Protocol;
+using ModelContextProtocol.Server;
+using __CLIENT_NAMESPACE__;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// Code mode's run_script: the model's JavaScript runs in an interpreter process of its own
+/// (<see cref="McpScriptRunner"/>), and each <c>api.&lt;name&gt;(args)</c> it makes is answered here by that
+/// operation's tool, exactly as call_operation would answer it (checks, credentials, limits, redaction).
+/// </summary>
+[McpServerToolType]
+internal static class McpCode
+{
+    /// <summary>The limits of one script; the host sets them from configuration.</summary>
+    public static McpScriptLimits Limits { get; set; } = new();
+
+    /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
+    private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+__DESCRIBE_TOOL__
+    public static string DescribeOperation(RequestContext<CallToolRequestParams> context, string name)
+    {
+        var described = McpDiscovery.DescribeOperation(context, name);
+        if (JsonNode.Parse(described) is not JsonObject operation || !Signatures.Value.TryGetValue(name, out var signature))
+        {
+            return described;
+        }
+        operation["signature"] = signature;
+        return operation.ToJsonString(Output);
+    }
+
+    /// <summary>Each operation's signature as a script calls it, by name (McpSignatures.json, written by the generator).</summary>
+    private static readonly Lazy<Dictionary<string, string>> Signatures = new(() =>
+    {
+        using var stream = typeof(McpCode).Assembly.GetManifestResourceStream("McpSignatures.json")
+            ?? throw new InvalidOperationException("McpSignatures.json is not embedded in the assembly.");
+        return JsonSerializer.Deserialize<Dictionary<string, string>>(stream) ?? new();
+    });
+
+__RUN_TOOL__
+    public static async Task<CallToolResult> RunScript(RequestContext<CallToolRequestParams> context, string code, CancellationToken cancellationToken = default)
+    {
+        var limits = Limits;
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
+        await using var script = McpScriptProcess.Take(limits);
+        var logs = new JsonArray();
+        var calls = new List<Task>();
+        var made = 0;
+        try
+        {
+            await script.SendAsync(new JsonObject
+            {
+                ["code"] = code,
+                ["tools"] = new JsonArray(McpSearch.Index.Names.Select(n => (JsonNode?)JsonValue.Create(n)).ToArray()),
+                ["limits"] = new JsonObject
+                {
+                    ["seconds"] = limits.TimeoutSeconds,
+                    ["statements"] = limits.MaxStatements,
+                    ["recursion"] = limits.MaxRecursion,
+                    ["memoryMb"] = limits.MaxMemoryMb,
+                    ["calls"] = limits.MaxCalls,
+                    ["resultLength"] = McpTools.MaxResultLength,
+                },
+            }, stop.Token).ConfigureAwait(false);
+            while (true)
+            {
+                var message = await script.ReceiveAsync(stop.Token).ConfigureAwait(false);
+                if (message is null)
+                {
+                    return Failed(script.Crash());
+                }
+                if (message["log"] is { } line)
+                {
+                    logs.Add(line.GetValue<string>());
+                }
+                else if (message["call"] is { } id)
+                {
+                    if (++made > limits.MaxCalls)
+                    {
+                        return Failed($"it made more than {limits.MaxCalls} API calls, the limit (SCRIPT_MAX_CALLS)");
+                    }
+                    calls.Add(AnswerAsync(context, script, id.GetValue<int>(), message["name"]!.GetValue<string>(), message["arguments"]!.GetValue<string>(), stop.Token));
+                }
+                else if (message["failed"] is { } failed)
+                {
+                    return Failed(failed.GetValue<string>());
+                }
+                else
+                {
+                    return Answer(message, logs);
+                }
+            }
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            return Failed($"it ran longer than the time limit of {limits.TimeoutSeconds:0.###} s (SCRIPT_TIMEOUT_SECONDS)");
+        }
+        finally
+        {
+            // Nothing the script started goes on after its answer: its process ends, its calls are cancelled.
+            stop.Cancel();
+            script.Kill();
+            await Task.WhenAll(calls).ConfigureAwait(false);
+        }
+    }
+
+    private static CallToolResult Failed(string why) => McpToolSupport.ErrorResult(ApiSecrets.Redact($"Error: script failed: {why}"));
+
+    /// <summary>{"result": …, "logs": […]}, cut at the result limit like any answer.</summary>
+    private static CallToolResult Answer(JsonObject message, JsonArray logs)
+    {
+        var result = message["result"]!.GetValue<string>();
+        var length = message["length"]!.GetValue<int>();
+        var logsText = logs.ToJsonString(Output);
+        var text = $"{{\"result\":{result},\"logs\":{logsText}}}";
+        var total = length + logsText.Length + 20;
+        if (result.Length < length || text.Length > McpTools.MaxResultLength)
+        {
+            var cut = text.Length > McpTools.MaxResultLength ? text[..McpTools.MaxResultLength] : text;
+            if (cut.Length > 0 && char.IsHighSurrogate(cut[^1]))
+            {
+                cut = cut[..^1];
+            }
+            text = cut + $"\n[truncated: the result has {total} characters and the limit is {McpTools.MaxResultLength}; return less, e.g. only the fields you need]";
+        }
+        else if (message["logsCut"]?.GetValue<bool>() == true)
+        {
+            text += "\n[logs cut: the script logged more than the result limit; later lines were dropped]";
+        }
+        return new CallToolResult { Content = [new TextContentBlock { Text = ApiSecrets.Redact(text) }] };
+    }
+
+    /// <summary>One api.&lt;name&gt;(args) of the script, answered as that operation's tool answers it.</summary>
+    private static async Task AnswerAsync(RequestContext<CallToolRequestParams> context, McpScriptProcess script, int id, string name, string arguments, CancellationToken cancellationToken)
+    {
+        JsonObject answer;
+        try
+        {
+            using var document = JsonDocument.Parse(arguments);
+            var (result, status) = await McpDiscovery.CallAsync(context, name, document.RootElement, cancellationToken).ConfigureAwait(false);
+            var text = result.Content.OfType<TextContentBlock>().FirstOrDefault()?.Text ?? "";
+            if (result.IsError == true)
+            {
+                answer = new JsonObject { ["id"] = id, ["error"] = text };
+                if (status > 0)
+                {
+                    answer["status"] = status;
+                }
+            }
+            else
+            {
+                answer = new JsonObject { ["id"] = id, ["value"] = IsJson(text) ? text : JsonSerializer.Serialize(text, Output) };
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            return;
+        }
+        await script.SendAsync(answer, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Whether an answer is whole JSON (an answer cut at the result limit is not, and is given as text).</summary>
+    private static bool IsJson(string text)
+    {
+        try
+        {
+            using var _ = JsonDocument.Parse(text, new JsonDocumentOptions { MaxDepth = 256 });
+            return true;
+        }
+        catch (JsonException)
+        {
+            return false;
+        }
+    }
+}
+
+/// <summary>The limits of one script (see README: SCRIPT_* settings).</summary>
+internal sealed record McpScriptLimits
+{
+    public double TimeoutSeconds { get; init; } = 30;
+    public double MaxStatements { get; init; } = 10_000_000;
+    public int MaxRecursion { get; init; } = 200;
+    public double MaxMemoryMb { get; init; } = 128;
+    public int MaxCalls { get; init; } = 50;
+}

@@ -1,0 +1,192 @@
+#nullable enable
+
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.Reflection;
+using System.Text;
+using System.Text.Json.Nodes;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// One interpreter process (<see cref="McpScriptRunner"/>) for one script: this program started again with
+/// <see cref="McpScriptRunner.Flag"/>, with an empty environment (no setting, no secret), a hard limit on its
+/// heap, and its stdin and stdout as the message channel. One is kept started ahead, so that a script does not
+/// wait for the runtime to start.
+/// </summary>
+internal sealed class McpScriptProcess : IAsyncDisposable
+{
+    /// <summary>Longest message read from the interpreter: a result is cut to the result limit before it is sent.</summary>
+    private static int MaxMessageLength => 2 * McpTools.MaxResultLength + 1024 * 1024;
+
+    private static McpScriptProcess? _spare;
+    private static readonly object Spares = new();
+
+    private readonly Process _process;
+    private readonly SemaphoreSlim _writing = new(1, 1);
+    private readonly StringBuilder _errors = new();
+
+    private McpScriptProcess(McpScriptLimits limits)
+    {
+        var start = new ProcessStartInfo(Environment.ProcessPath ?? "dotnet")
+        {
+            RedirectStandardInput = true,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            StandardOutputEncoding = new UTF8Encoding(false),
+            StandardInputEncoding = new UTF8Encoding(false),
+        };
+        // Run through the dotnet host (dotnet Server.dll, dnx): the program's own assembly is its first argument.
+        if (Path.GetFileNameWithoutExtension(start.FileName).Equals("dotnet", StringComparison.OrdinalIgnoreCase))
+        {
+            start.ArgumentList.Add(Assembly.GetEntryAssembly()!.Location);
+        }
+        start.ArgumentList.Add(McpScriptRunner.Flag);
+        var root = Environment.GetEnvironmentVariable("DOTNET_ROOT");
+        start.Environment.Clear();
+        if (!string.IsNullOrEmpty(root))
+        {
+            start.Environment["DOTNET_ROOT"] = root;
+        }
+        // The interpreter's heap: the script's memory limit and room for the interpreter itself.
+        start.Environment["DOTNET_GCHeapHardLimit"] = "0x" + (((long)limits.MaxMemoryMb + 96) * 1024 * 1024).ToString("X");
+        start.Environment["DOTNET_gcServer"] = "0";
+        start.Environment["DOTNET_TieredPGO"] = "0";
+        Limits = limits;
+        _process = Process.Start(start) ?? throw new InvalidOperationException("the script interpreter did not start");
+        _process.ErrorDataReceived += (_, line) =>
+        {
+            lock (_errors)
+            {
+                if (line.Data is { } text && _errors.Length < 4096)
+                {
+                    _errors.AppendLine(text);
+                }
+            }
+        };
+        _process.BeginErrorReadLine();
+    }
+
+    private McpScriptLimits Limits { get; }
+
+    /// <summary>A started interpreter for a script under <paramref name="limits"/>; another is started for the next.</summary>
+    public static McpScriptProcess Take(McpScriptLimits limits)
+    {
+        McpScriptProcess? ready;
+        lock (Spares)
+        {
+            ready = _spare;
+            _spare = null;
+        }
+        if (ready is null || ready._process.HasExited || ready.Limits != limits)
+        {
+            ready?.Kill();
+            ready?._process.Dispose();
+            ready = new McpScriptProcess(limits);
+        }
+        _ = Task.Run(async () =>
+        {
+            var next = new McpScriptProcess(limits);
+            McpScriptProcess? replaced;
+            lock (Spares)
+            {
+                (replaced, _spare) = (_spare, next);
+            }
+            if (replaced is not null)
+            {
+                await replaced.DisposeAsync().ConfigureAwait(false);
+            }
+        });
+        return ready;
+    }
+
+    public async Task SendAsync(JsonObject message, CancellationToken cancellationToken)
+    {
+        await _writing.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await _process.StandardInput.WriteLineAsync(message.ToJsonString().AsMemory(), cancellationToken).ConfigureAwait(false);
+            await _process.StandardInput.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            _writing.Release();
+        }
+    }
+
+    private readonly char[] _buffer = new char[16 * 1024];
+    private int _start;
+    private int _end;
+
+    /// <summary>The interpreter's next message, or null when it ended without one (or sent one too long to read).</summary>
+    public async Task<JsonObject?> ReceiveAsync(CancellationToken cancellationToken)
+    {
+        var line = new StringBuilder();
+        while (true)
+        {
+            if (_start == _end)
+            {
+                _start = 0;
+                _end = await _process.StandardOutput.ReadAsync(_buffer.AsMemory(), cancellationToken).ConfigureAwait(false);
+                if (_end == 0)
+                {
+                    return null;
+                }
+            }
+            var newline = Array.IndexOf(_buffer, '\n', _start, _end - _start);
+            var stop = newline < 0 ? _end : newline;
+            line.Append(_buffer, _start, stop - _start);
+            _start = newline < 0 ? _end : newline + 1;
+            if (line.Length > MaxMessageLength)
+            {
+                Kill();
+                return null;
+            }
+            if (newline >= 0)
+            {
+                return JsonNode.Parse(line.ToString()) as JsonObject;
+            }
+        }
+    }
+
+    /// <summary>Why the interpreter ended without an answer, as far as its exit tells.</summary>
+    public string Crash()
+    {
+        Kill();
+        _process.WaitForExit(2000);
+        string errors;
+        lock (_errors)
+        {
+            errors = _errors.ToString();
+        }
+        return errors.Contains("Stack overflow", StringComparison.Ordinal)
+            ? "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)"
+            : errors.Contains("OutOfMemory", StringComparison.Ordinal) || errors.Contains("out of memory", StringComparison.OrdinalIgnoreCase)
+                ? "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)"
+                : $"the interpreter stopped (exit code {(_process.HasExited ? _process.ExitCode : -1)})";
+    }
+
+    public void Kill()
+    {
+        try
+        {
+            _process.Kill(entireProcessTree: true);
+        }
+        catch (InvalidOperationException)
+        {
+            // already ended
+        }
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        Kill();
+        _process.Dispose();
+        _writing.Dispose();
+        return ValueTask.CompletedTask;
+    }
+}
