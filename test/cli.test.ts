@@ -234,7 +234,7 @@ test('regenerate writes the client and tools again from the recorded spec and op
   await writeFile(join(project, 'openapi-mcp.json'), '{"spec": "../petstore.yaml", "serverName": "Petstore", "options": {"mode": "all"}}');
   const bad = await cli(['regenerate', '--project-dir', project]);
   assert.equal(bad.code, EXIT_CODES.usage);
-  assert.equal(bad.err, `error: ${join(project, 'openapi-mcp.json')}#/options/mode: must be one of operations, discovery\n`);
+  assert.equal(bad.err, `error: ${join(project, 'openapi-mcp.json')}#/options/mode: must be one of operations, discovery, code\n`);
 });
 
 test('init names the generator that runs it in <Name>.csproj.user, never npx; --generator puts a command of the user\'s in the .csproj instead; init --check leaves the machine-local file out', async () => {

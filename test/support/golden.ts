@@ -10,6 +10,7 @@ export const GOLDEN_DIR = join(REPO, 'test/golden/petstore');
 /** The projects `init` writes with other options, each kept as the files that differ from the default project's. */
 export const GOLDEN_VARIANTS = {
   discovery: { dir: join(REPO, 'test/golden/petstore-discovery'), options: { mode: 'discovery' } },
+  code: { dir: join(REPO, 'test/golden/petstore-code'), options: { mode: 'code' } },
   http: { dir: join(REPO, 'test/golden/petstore-http'), options: { transport: 'http' } },
   package: { dir: join(REPO, 'test/golden/petstore-package'), options: { launch: 'dnx' } },
 } as const satisfies Record<string, { dir: string; options: Partial<ProjectOptions> }>;

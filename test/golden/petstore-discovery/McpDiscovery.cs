@@ -10,6 +10,7 @@ using System.Collections.Generic;
 using System.ComponentModel;
 using System.Linq;
 using System.Reflection;
+using System.Runtime.CompilerServices;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -80,11 +81,18 @@ internal static class McpDiscovery
     [McpServerTool(Name = "call_operation", Title = "Call an operation", ReadOnly = false, Destructive = true, Idempotent = false, OpenWorld = true)]
     [Description("Calls an operation with arguments fitting its inputSchema. Returns the API's answer as JSON, or \"Error: …\".")]
     [McpTools.InputSchema("""{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Operation name, from search_operations."},"arguments":{"type":"object","default":{}}},"required":["name"]}""")]
-    public static async Task<CallToolResult> CallOperation(RequestContext<CallToolRequestParams> context, string name, JsonElement? arguments = null, CancellationToken cancellationToken = default)
+    public static async Task<CallToolResult> CallOperation(RequestContext<CallToolRequestParams> context, string name, JsonElement? arguments = null, CancellationToken cancellationToken = default) =>
+        (await CallAsync(context, name, arguments, cancellationToken).ConfigureAwait(false)).Result;
+
+    /// <summary>
+    /// Calls the operation <paramref name="name"/> as its own tools/call would (same checks, errors and limits):
+    /// the answer, and the HTTP status of the API's answer (0 when none came).
+    /// </summary>
+    public static async Task<(CallToolResult Result, int Status)> CallAsync(RequestContext<CallToolRequestParams> context, string name, JsonElement? arguments, CancellationToken cancellationToken)
     {
         if (McpSearch.Index.Find(name) is not { } operation)
         {
-            return McpToolSupport.ErrorResult(McpSearch.Index.Unknown(name));
+            return (McpToolSupport.ErrorResult(McpSearch.Index.Unknown(name)), 0);
         }
         var tool = ToolFor(operation, context.Server);
         var values = new Dictionary<string, JsonElement>(StringComparer.Ordinal);
@@ -101,7 +109,32 @@ internal static class McpDiscovery
             Services = context.Services,
             MatchedPrimitive = tool,
         };
-        return await McpToolSupport.InvokeAsync(tool, values, () => tool.InvokeAsync(call, cancellationToken)).ConfigureAwait(false);
+        var status = new StrongBox<int>();
+        var result = await McpToolSupport.InvokeAsync(tool, values, () => tool.InvokeAsync(call, cancellationToken), status).ConfigureAwait(false);
+        return (result, status.Value);
+    }
+
+    /// <summary>
+    /// Annotates call_operation and run_script, which can reach every operation, as the least permissive of those
+    /// operations' tools: read-only and idempotent only if all are, destructive if any is.
+    /// </summary>
+    public static void AnnotateReach(IEnumerable<McpServerTool> tools)
+    {
+        var reached = McpSearch.Index.Members
+            .Select(member => typeof(McpTools).GetMethod(member, BindingFlags.Public | BindingFlags.Static)?.GetCustomAttribute<McpServerToolAttribute>())
+            .OfType<McpServerToolAttribute>()
+            .ToList();
+        foreach (var tool in tools.Where(t => t.ProtocolTool.Name is "call_operation" or "run_script"))
+        {
+            tool.ProtocolTool.Annotations = new ToolAnnotations
+            {
+                Title = tool.ProtocolTool.Title,
+                ReadOnlyHint = reached.All(a => a.ReadOnly),
+                DestructiveHint = reached.Any(a => a.Destructive),
+                IdempotentHint = reached.All(a => a.Idempotent),
+                OpenWorldHint = true,
+            };
+        }
     }
 
     /// <summary>The tool of an operation, made as the operations-mode server makes it, once.</summary>

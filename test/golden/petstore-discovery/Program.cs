@@ -109,6 +109,8 @@ builder.Services
 var app = builder.Build();
 // The tools publish the input schemas the generator wrote from the spec, constraints and all.
 Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
+// A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
+Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());
 
 await app.RunAsync();
 return 0;

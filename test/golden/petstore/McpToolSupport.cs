@@ -58,9 +58,10 @@ internal static class McpToolSupport
 
     /// <summary>
     /// Calls <paramref name="tool"/> through <paramref name="invoke"/> as the call filter does: arguments checked
-    /// first, failures to bind them described, secrets redacted, <c>Error: …</c> answers flagged.
+    /// first, failures to bind them described, secrets redacted, <c>Error: …</c> answers flagged. The HTTP status of
+    /// the API's answer, when one came, goes to <paramref name="status"/>.
     /// </summary>
-    public static async ValueTask<CallToolResult> InvokeAsync(McpServerTool tool, IDictionary<string, JsonElement>? arguments, Func<ValueTask<CallToolResult>> invoke)
+    public static async ValueTask<CallToolResult> InvokeAsync(McpServerTool tool, IDictionary<string, JsonElement>? arguments, Func<ValueTask<CallToolResult>> invoke, StrongBox<int>? status = null)
     {
         var name = tool.ProtocolTool.Name;
         var schema = tool.ProtocolTool.InputSchema;
@@ -74,6 +75,10 @@ internal static class McpToolSupport
                 return ErrorResult(ApiSecrets.Redact(invalid));
             }
             result = await invoke();
+            if (status is not null)
+            {
+                status.Value = notes.Status;
+            }
         }
         catch (Exception exception) when (exception is not OperationCanceledException)
         {

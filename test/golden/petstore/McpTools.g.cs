@@ -106,13 +106,17 @@ public static partial class McpTools
             return "Error: " + exception.Message;
         }
 
+        var notes = CallNotes.Current.Value;
+        if (notes is not null)
+        {
+            notes.Status = result.StatusCode;
+        }
         if (!result.IsSuccess)
         {
             return "Error: " + result.Error;
         }
-        if (CallNotes.Current.Value is { } notes)
+        if (notes is not null)
         {
-            notes.Status = result.StatusCode;
             notes.Headers = result.Headers;
             notes.Mismatch = result.Mismatch;
         }
