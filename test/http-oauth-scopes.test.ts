@@ -30,6 +30,8 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
   let resource = '';
   let apiUrl = '';
   let discoveryPort = 0;
+  let code: Replica;
+  let codePort = 0;
 
   before(async () => {
     const work = scratchDir('http-oauth-scopes');
@@ -38,7 +40,10 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     // The same in discovery mode, where call_operation reaches every operation.
     const discoveryInit = [...init.slice(0, 6), join(work, 'discovery'), ...init.slice(7), '--mode', 'discovery'];
     assert.equal(await runCli(discoveryInit, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
-    await writeFile(join(work, 'all.slnx'), '<Solution>\n  <Folder Name="/a/">\n    <Project Path="scoped/Scoped.csproj" />\n  </Folder>\n  <Folder Name="/b/">\n    <Project Path="discovery/Scoped.csproj" />\n  </Folder>\n</Solution>\n');
+    // And in code mode, where a script's api calls reach every operation.
+    const codeInit = [...init.slice(0, 6), join(work, 'code'), ...init.slice(7), '--mode', 'code'];
+    assert.equal(await runCli(codeInit, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
+    await writeFile(join(work, 'all.slnx'), `<Solution>\n${['scoped', 'discovery', 'code'].map((folder) => `  <Folder Name="/${folder}/">\n    <Project Path="${folder}/Scoped.csproj" />\n  </Folder>\n`).join('')}</Solution>\n`);
     const build = promisify(execFile)('dotnet', ['build', join(work, 'all.slnx'), '-nologo', '-v:q', '-clp:NoSummary', '-warnaserror'], { maxBuffer: 64 * 1024 * 1024 });
     upstream = createServer((request, response) => {
       received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization ?? '' });
@@ -51,12 +56,14 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     apiUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
     discoveryPort = await freePort();
     const discoveryResource = `http://127.0.0.1:${discoveryPort}/mcp`;
+    codePort = await freePort();
+    const codeResource = `http://127.0.0.1:${codePort}/mcp`;
     authority = await startAuthorizationServer({
       resources: [
         { url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: apiUrl, scopes: ['items:read', 'items:write', 'items:admin'] },
-        { url: discoveryResource, scopes: ['items:read', 'items:write', 'items:admin'] },
+        { url: discoveryResource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: codeResource, scopes: ['items:read', 'items:write', 'items:admin'] },
       ],
-      tokenExchange: { subjectAudiences: [resource, discoveryResource] },
+      tokenExchange: { subjectAudiences: [resource, discoveryResource, codeResource] },
     });
     await build;
     const settings = {
@@ -64,12 +71,14 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
       SCOPED_AUTH_AUTHORITY: authority.issuer, SCOPED_RESOURCE_URL: resource, Logging__LogLevel__Default: 'Warning',
     };
     replica = await startReplica('scoped', join(work, 'scoped', 'bin/Debug', detectFramework(), 'Scoped.dll'), settings, '127.0.0.1', port);
-    discovery = await startReplica('discovery', join(work, 'discovery', 'bin/Debug', detectFramework(), 'Scoped.dll'), { ...settings, SCOPED_RESOURCE_URL: `http://127.0.0.1:${discoveryPort}/mcp` }, '127.0.0.1', discoveryPort);
+    discovery = await startReplica('discovery', join(work, 'discovery', 'bin/Debug', detectFramework(), 'Scoped.dll'), { ...settings, SCOPED_RESOURCE_URL: discoveryResource }, '127.0.0.1', discoveryPort);
+    code = await startReplica('code', join(work, 'code', 'bin/Debug', detectFramework(), 'Scoped.dll'), { ...settings, SCOPED_RESOURCE_URL: codeResource }, '127.0.0.1', codePort);
   });
 
   after(async () => {
     replica?.process.kill('SIGKILL');
     discovery?.process.kill('SIGKILL');
+    code?.process.kill('SIGKILL');
     await authority?.stop();
     upstream?.closeAllConnections();
     await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
@@ -155,5 +164,24 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     const read = await send('call_operation', { name: 'get_item', arguments: { id: 1 } });
     assert.equal(read.status, 200);
     assert.deepEqual(JSON.parse(await text(read)), { id: 1, seen: 'Bearer [redacted]' });
+  });
+
+  test('code mode: each api call of a script needs the scopes of its operation; one the token lacks rejects with 403 and sends nothing', async () => {
+    const url = `http://127.0.0.1:${codePort}/mcp`;
+    const reader = await authority.clientCredentialsToken({ resource: url, scope: 'items:read' });
+    const before = received.length;
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${reader}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_script', arguments: { code: `
+        const item = await api.get_item({ id: 5 });
+        try { await api.delete_item({ id: 5 }); } catch (e) { return { item, refused: e.message, status: e.status }; }` } } }),
+    });
+    assert.equal(answer.status, 200);
+    const { result } = JSON.parse(await text(answer)) as { result: { item: unknown; refused: string; status: number } };
+    assert.deepEqual(result.item, { id: 1, seen: 'Bearer [redacted]' });
+    assert.equal(result.status, 403);
+    assert.equal(result.refused, 'Error: insufficient scope: delete_item needs the OAuth scopes "items:write", which the caller\'s token does not have; sign in again asking for "items:read items:write"');
+    assert.deepEqual(received.slice(before).map((r) => `${r.method} ${r.url}`), ['GET /items/5']);
   });
 });

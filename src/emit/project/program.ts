@@ -70,6 +70,7 @@ export function emitProgram(options: HostOptions): string {
   if (options.mode === 'code') readScriptLimits(w, env);
   if (http) readAccessSettings(w, options.serverName);
   if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);
+  if (http && options.auth === 'oauth' && options.mode === 'code') w.line('builder.Services.AddHttpContextAccessor();');
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
   if (credentials.length > 0) {
     w.line();
@@ -169,6 +170,11 @@ export function emitProgram(options: HostOptions): string {
     w.line();
     useAccessCheck(w, options.serverName);
     if (options.auth === 'oauth') useAuthorization(w);
+    if (options.auth === 'oauth' && options.mode === 'code') {
+      w.line('// A script\'s api calls need the scopes of the operations they call, as the caller\'s own tools/call would.');
+      w.line('var callers = app.Services.GetRequiredService<IHttpContextAccessor>();');
+      w.line('Tools.McpCode.Admit = tool => authorization.Refusal(callers.HttpContext?.User, tool);');
+    }
     w.line(options.auth === 'oauth' ? 'app.MapMcp("/mcp").RequireAuthorization();' : 'app.MapMcp("/mcp");');
     w.line('// For load balancers and orchestrators: the process is up and serving.');
     w.line('app.MapGet("/healthz", () => "ok");');

@@ -3,6 +3,7 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
+using System.IO;
 using System.Linq;
 using System.Text;
 using System.Text.Encodings.Web;
@@ -26,6 +27,12 @@ internal static class McpCode
 {
     /// <summary>The limits of one script; the host sets them from configuration.</summary>
     public static McpScriptLimits Limits { get; set; } = new();
+
+    /// <summary>
+    /// With --auth oauth: why the caller may not call an operation (its token lacks the scopes the operation needs), or
+    /// null; a script's call it refuses is rejected with that message and status 403, and nothing is sent.
+    /// </summary>
+    public static Func<string, string?>? Admit { get; set; }
 
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
@@ -150,6 +157,11 @@ __RUN_TOOL__
         JsonObject answer;
         try
         {
+            if (Admit?.Invoke(name) is { } refused)
+            {
+                await script.SendAsync(new JsonObject { ["id"] = id, ["error"] = refused, ["status"] = 403 }, cancellationToken).ConfigureAwait(false);
+                return;
+            }
             using var document = JsonDocument.Parse(arguments);
             var (result, status) = await McpDiscovery.CallAsync(context, name, document.RootElement, cancellationToken).ConfigureAwait(false);
             var text = result.Content.OfType<TextContentBlock>().FirstOrDefault()?.Text ?? "";
@@ -165,12 +177,12 @@ __RUN_TOOL__
             {
                 answer = new JsonObject { ["id"] = id, ["value"] = IsJson(text) ? text : JsonSerializer.Serialize(text, Output) };
             }
+            await script.SendAsync(answer, cancellationToken).ConfigureAwait(false);
         }
-        catch (OperationCanceledException)
+        catch (Exception exception) when (exception is OperationCanceledException or IOException or ObjectDisposedException or InvalidOperationException)
         {
-            return;
+            // The script has ended (its answer given, or its process gone): nobody is waiting for this answer.
         }
-        await script.SendAsync(answer, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Whether an answer is whole JSON (an answer cut at the result limit is not, and is given as text).</summary>

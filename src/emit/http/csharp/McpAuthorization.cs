@@ -238,6 +238,21 @@ internal sealed class McpAuthorization
         return element.EnumerateObject().Any(property => !seen.Add(property.Name));
     }
 
+    /// <summary>
+    /// For a call made inside a request that is already admitted (a code-mode script's api call): why the caller's token
+    /// may not call <paramref name="tool"/>'s operation, naming the scopes to ask for, or null when it may.
+    /// </summary>
+    public string? Refusal(ClaimsPrincipal? user, string tool)
+    {
+        var granted = user is null ? [] : GrantedScopes(user);
+        if (!_toolScopes.TryGetValue(tool, out var alternatives) || alternatives.Any(scopes => scopes.All(granted.Contains)))
+        {
+            return null;
+        }
+        var wanted = string.Join(' ', granted.Concat(alternatives[0]).Distinct(StringComparer.Ordinal));
+        return $"Error: insufficient scope: {tool} needs the OAuth scopes \"{string.Join(' ', alternatives[0])}\", which the caller's token does not have; sign in again asking for \"{wanted}\"";
+    }
+
     /// <summary>The token's scopes: its <c>scope</c> claim (space-separated), or <c>scp</c> as Microsoft Entra ID writes it.</summary>
     private static HashSet<string> GrantedScopes(ClaimsPrincipal user)
         => user.FindAll("scope").Concat(user.FindAll("scp"))
