@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,scale,load,load-auth] [--calls N] [--no-profile] [--out FILE] [--keep]`
+ * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,scale,load,load-auth,tasks] [--calls N] [--no-profile] [--out FILE] [--keep]`
  *
  * The performance benchmark. Prints one markdown table (with the goals of the performance issue,
  * PASS/MISS) and short notes, and writes them with the machine they ran on to docs/benchmarks.md
@@ -23,12 +23,14 @@
  *           per call, RSS of each replica after the run, calls failed or wrong
  *  load-auth the same with --auth oauth: each replica validates every call's access token (oidc-provider),
  *           and what that costs a call beside the load figures
+ *  tasks    multi-step tasks over a library API done as an ideal assistant would in operations, discovery
+ *           and code mode: round trips and bytes sent to the assistant per task and mode
  *
  * Every figure is the median of --runs runs (default 5, --quick 2); the things compared are run in the
  * same round, interleaved and in rotating order, because the machine is noisy.
  *
  * Each area is one module of scripts/bench/ (an Area: generation.ts, server-start.ts, tool-call.ts,
- * payload.ts, build.ts, search.ts, scale.ts, load.ts, load-auth.ts), listed below in the order it runs and reports.
+ * payload.ts, build.ts, search.ts, scale.ts, load.ts, load-auth.ts, tasks.ts), listed below in the order it runs and reports.
  * They share one BenchContext (context.ts: options, specs, the generator snapshot, results) and the
  * helpers beside them: generator.ts (running a generation command), projects.ts (generated projects,
  * dotnet build), servers.ts (starting a generated server), deployment.ts (replicas behind nginx, for
@@ -49,9 +51,10 @@ import { search } from './bench/search.js';
 import { scale } from './bench/scale.js';
 import { load } from './bench/load.js';
 import { loadAuth } from './bench/load-auth.js';
+import { tasks } from './bench/tasks.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale, load, loadAuth];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale, load, loadAuth, tasks];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);
