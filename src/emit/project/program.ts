@@ -179,6 +179,10 @@ export function emitProgram(options: HostOptions): string {
     w.line('// For load balancers and orchestrators: the process is up and serving.');
     w.line('app.MapGet("/healthz", () => "ok");');
   }
+  if (options.mode === 'code') {
+    w.line('// An interpreter process for scripts, started ahead.');
+    w.line('Tools.McpScriptProcess.Prepare(Tools.McpCode.Limits);');
+  }
   w.line();
   w.line('await app.RunAsync();');
   w.line('return 0;');

@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
+using System.IO;
 using System.Linq;
 using System.Text;
 using System.Text.Encodings.Web;
@@ -30,6 +31,12 @@ internal static class McpCode
 {
     /// <summary>The limits of one script; the host sets them from configuration.</summary>
     public static McpScriptLimits Limits { get; set; } = new();
+
+    /// <summary>
+    /// With --auth oauth: why the caller may not call an operation (its token lacks the scopes the operation needs), or
+    /// null; a script's call it refuses is rejected with that message and status 403, and nothing is sent.
+    /// </summary>
+    public static Func<string, string?>? Admit { get; set; }
 
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
@@ -64,7 +71,8 @@ internal static class McpCode
         var limits = Limits;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
-        await using var script = McpScriptProcess.Take(limits);
+        var script = McpScriptProcess.Take(limits);
+        var finished = false;
         var logs = new JsonArray();
         var calls = new List<Task>();
         var made = 0;
@@ -109,6 +117,7 @@ internal static class McpCode
                 }
                 else
                 {
+                    finished = true;
                     return Answer(message, logs);
                 }
             }
@@ -119,10 +128,18 @@ internal static class McpCode
         }
         finally
         {
-            // Nothing the script started goes on after its answer: its process ends, its calls are cancelled.
+            // Nothing the script started goes on after its answer: its calls are cancelled, and its process ends unless
+            // the script ended with its result (then the process waits for another script, in a new realm).
             stop.Cancel();
-            script.Kill();
             await Task.WhenAll(calls).ConfigureAwait(false);
+            if (finished)
+            {
+                McpScriptProcess.Keep(script);
+            }
+            else
+            {
+                script.Discard();
+            }
         }
     }
 
@@ -158,6 +175,11 @@ internal static class McpCode
         JsonObject answer;
         try
         {
+            if (Admit?.Invoke(name) is { } refused)
+            {
+                await script.SendAsync(new JsonObject { ["id"] = id, ["error"] = refused, ["status"] = 403 }, cancellationToken).ConfigureAwait(false);
+                return;
+            }
             using var document = JsonDocument.Parse(arguments);
             var (result, status) = await McpDiscovery.CallAsync(context, name, document.RootElement, cancellationToken).ConfigureAwait(false);
             var text = result.Content.OfType<TextContentBlock>().FirstOrDefault()?.Text ?? "";
@@ -173,12 +195,12 @@ internal static class McpCode
             {
                 answer = new JsonObject { ["id"] = id, ["value"] = IsJson(text) ? text : JsonSerializer.Serialize(text, Output) };
             }
+            await script.SendAsync(answer, cancellationToken).ConfigureAwait(false);
         }
-        catch (OperationCanceledException)
+        catch (Exception exception) when (exception is OperationCanceledException or IOException or ObjectDisposedException or InvalidOperationException)
         {
-            return;
+            // The script has ended (its answer given, or its process gone): nobody is waiting for this answer.
         }
-        await script.SendAsync(answer, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Whether an answer is whole JSON (an answer cut at the result limit is not, and is given as text).</summary>

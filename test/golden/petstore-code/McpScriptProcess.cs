@@ -5,6 +5,7 @@
 #nullable enable
 
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Reflection;
@@ -21,13 +22,10 @@ namespace Petstore;
 /// heap, and its stdin and stdout as the message channel. One is kept started ahead, so that a script does not
 /// wait for the runtime to start.
 /// </summary>
-internal sealed class McpScriptProcess : IAsyncDisposable
+internal sealed class McpScriptProcess
 {
     /// <summary>Longest message read from the interpreter: a result is cut to the result limit before it is sent.</summary>
     private static int MaxMessageLength => 2 * McpTools.MaxResultLength + 1024 * 1024;
-
-    private static McpScriptProcess? _spare;
-    private static readonly object Spares = new();
 
     private readonly Process _process;
     private readonly SemaphoreSlim _writing = new(1, 1);
@@ -77,35 +75,60 @@ internal sealed class McpScriptProcess : IAsyncDisposable
 
     private McpScriptLimits Limits { get; }
 
-    /// <summary>A started interpreter for a script under <paramref name="limits"/>; another is started for the next.</summary>
+    /// <summary>Interpreters whose last script ended with its result, ready for another (each script gets a new realm).</summary>
+    private static readonly Stack<McpScriptProcess> Idle = new();
+
+    /// <summary>Most interpreters kept ready.</summary>
+    private const int MaxIdle = 2;
+
+    /// <summary>Starts an interpreter ahead, so that the first script does not wait for one.</summary>
+    public static void Prepare(McpScriptLimits limits) => _ = Task.Run(() => Keep(new McpScriptProcess(limits)));
+
+    /// <summary>A ready interpreter for a script under <paramref name="limits"/>; another is started for the next.</summary>
     public static McpScriptProcess Take(McpScriptLimits limits)
     {
-        McpScriptProcess? ready;
-        lock (Spares)
+        McpScriptProcess? ready = null;
+        lock (Idle)
         {
-            ready = _spare;
-            _spare = null;
-        }
-        if (ready is null || ready._process.HasExited || ready.Limits != limits)
-        {
-            ready?.Kill();
-            ready?._process.Dispose();
-            ready = new McpScriptProcess(limits);
-        }
-        _ = Task.Run(async () =>
-        {
-            var next = new McpScriptProcess(limits);
-            McpScriptProcess? replaced;
-            lock (Spares)
+            while (ready is null && Idle.TryPop(out var idle))
             {
-                (replaced, _spare) = (_spare, next);
+                if (!idle._process.HasExited && idle.Limits == limits)
+                {
+                    ready = idle;
+                }
+                else
+                {
+                    idle.Discard();
+                }
             }
-            if (replaced is not null)
+        }
+        if (ready is null || Idle.Count == 0)
+        {
+            Prepare(limits);
+        }
+        return ready ?? new McpScriptProcess(limits);
+    }
+
+    /// <summary>After a script that ended with its result: kept for the next script, or ended when enough are kept.</summary>
+    public static void Keep(McpScriptProcess process)
+    {
+        lock (Idle)
+        {
+            if (Idle.Count < MaxIdle && !process._process.HasExited)
             {
-                await replaced.DisposeAsync().ConfigureAwait(false);
+                Idle.Push(process);
+                return;
             }
-        });
-        return ready;
+        }
+        process.Discard();
+    }
+
+    /// <summary>Ends the interpreter and frees what it held.</summary>
+    public void Discard()
+    {
+        Kill();
+        _process.Dispose();
+        _writing.Dispose();
     }
 
     public async Task SendAsync(JsonObject message, CancellationToken cancellationToken)
@@ -113,8 +136,9 @@ internal sealed class McpScriptProcess : IAsyncDisposable
         await _writing.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            await _process.StandardInput.WriteLineAsync(message.ToJsonString().AsMemory(), cancellationToken).ConfigureAwait(false);
-            await _process.StandardInput.FlushAsync(cancellationToken).ConfigureAwait(false);
+            // Never half a line: a message is written whole once begun (the interpreter reads all the time, or is ended).
+            await _process.StandardInput.WriteLineAsync(message.ToJsonString().AsMemory(), CancellationToken.None).ConfigureAwait(false);
+            await _process.StandardInput.FlushAsync(CancellationToken.None).ConfigureAwait(false);
         }
         finally
         {
@@ -186,11 +210,4 @@ internal sealed class McpScriptProcess : IAsyncDisposable
         }
     }
 
-    public ValueTask DisposeAsync()
-    {
-        Kill();
-        _process.Dispose();
-        _writing.Dispose();
-        return ValueTask.CompletedTask;
-    }
 }

@@ -40,41 +40,47 @@ internal static partial class McpScriptRunner
     {
         // Ready before the script arrives: the first script of a process pays no start-up.
         new Engine(o => o.Interop.Enabled = false).Evaluate("(async () => JSON.stringify([1, 'a', { b: null }]))()");
-        var first = Console.In.ReadLine();
-        if (first is null)
+        // One script at a time, each in a new engine (a fresh realm); a script that fails or hits a limit ends the
+        // process, and the server starts another.
+        while (Console.In.ReadLine() is { } line)
         {
-            return 0;
+            if (JsonNode.Parse(line) is JsonObject request && request["code"] is not null)
+            {
+                RunOne(request);
+            }
         }
-        var request = JsonNode.Parse(first)!.AsObject();
+        return 0;
+    }
+
+    private static void RunOne(JsonObject request)
+    {
         var limits = request["limits"]!.AsObject();
         var budget = new Budget(
             (long)limits["statements"]!.GetValue<double>(),
             TimeSpan.FromSeconds(limits["seconds"]!.GetValue<double>()),
             limits["calls"]!.GetValue<int>());
         var maxLength = limits["resultLength"]!.GetValue<int>();
-        var engine = new Engine(options =>
-        {
-            options.Interop.Enabled = false;
-            options.Host.StringCompilationAllowed = false;
-            options.Strict = false;
-            options.TimeZone = TimeZoneInfo.Utc;
-            options.Culture = System.Globalization.CultureInfo.InvariantCulture;
-            options.LimitRecursion(limits["recursion"]!.GetValue<int>());
-            options.Constraints.StackOverflowGuard = true;
-            options.LimitMemory((long)limits["memoryMb"]!.GetValue<double>() * 1024 * 1024);
-            options.Json.MaxParseDepth = 256;
-            options.Constraint(budget);
-        });
-        var runner = new Runner(engine, budget, maxLength);
         try
         {
-            runner.Run(request["code"]!.GetValue<string>(), request["tools"]!.AsArray().Select(t => t!.GetValue<string>()));
+            var engine = new Engine(options =>
+            {
+                options.Interop.Enabled = false;
+                options.Host.StringCompilationAllowed = false;
+                options.Strict = false;
+                options.TimeZone = TimeZoneInfo.Utc;
+                options.Culture = System.Globalization.CultureInfo.InvariantCulture;
+                options.LimitRecursion(limits["recursion"]!.GetValue<int>());
+                options.Constraints.StackOverflowGuard = true;
+                options.LimitMemory((long)limits["memoryMb"]!.GetValue<double>() * 1024 * 1024);
+                options.Json.MaxParseDepth = 256;
+                options.Constraint(budget);
+            });
+            new Runner(engine, budget, maxLength).Run(request["code"]!.GetValue<string>(), request["tools"]!.AsArray().Select(t => t!.GetValue<string>()));
         }
         catch (Exception exception)
         {
             Fail(Describe(exception, budget));
         }
-        return 0;
     }
 
     /// <summary>Sends one message to the server.</summary>
@@ -99,7 +105,8 @@ internal static partial class McpScriptRunner
         MemoryLimitExceededException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
         RecursionDepthOverflowException => "it nested calls deeper than the limit allows (SCRIPT_MAX_RECURSION)",
         StatementsCountOverflowException => "it ran more statements than the limit allows (SCRIPT_MAX_STATEMENTS)",
-        OutOfMemoryException or InsufficientExecutionStackException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
+        OutOfMemoryException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
+        InsufficientExecutionStackException => "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)",
         JavaScriptException js => Located(ErrorText(js.Error), js.Location.Start.Line),
         Acornima.ParseErrorException parse => Located("SyntaxError: " + parse.Description, parse.LineNumber),
         _ => budget.Stopped ?? exception.Message,

@@ -45,6 +45,9 @@ internal static partial class McpScriptRunner
             ]
             """;
 
+        /// <summary>Call ids, unique in the process: an answer for an earlier script's call is never taken for this one's.</summary>
+        private static int _lastId;
+
         private readonly Dictionary<int, (JsValue Resolve, JsValue Reject)> _pending = new();
         private int _calls;
         private int _logged;
@@ -88,9 +91,7 @@ internal static partial class McpScriptRunner
                 {
                     return; // the server is gone
                 }
-                var answer = JsonNode.Parse(line)!.AsObject();
-                var id = answer["id"]!.GetValue<int>();
-                if (!_pending.Remove(id, out var settle))
+                if (JsonNode.Parse(line) is not JsonObject answer || answer["id"] is not { } answerId || !_pending.Remove(answerId.GetValue<int>(), out var settle))
                 {
                     continue;
                 }
@@ -130,8 +131,9 @@ internal static partial class McpScriptRunner
             }
             var made = (JsArray)engine.Invoke(makePromise);
             var json = arguments.IsUndefined() ? "{}" : engine.Invoke(stringify, arguments).ToString();
-            _pending[_calls] = (made[1], made[2]);
-            Send(new JsonObject { ["call"] = _calls, ["name"] = name, ["arguments"] = json });
+            var id = ++_lastId;
+            _pending[id] = (made[1], made[2]);
+            Send(new JsonObject { ["call"] = id, ["name"] = name, ["arguments"] = json });
             return made[0];
         }
 

@@ -63,7 +63,8 @@ __RUN_TOOL__
         var limits = Limits;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
-        await using var script = McpScriptProcess.Take(limits);
+        var script = McpScriptProcess.Take(limits);
+        var finished = false;
         var logs = new JsonArray();
         var calls = new List<Task>();
         var made = 0;
@@ -108,6 +109,7 @@ __RUN_TOOL__
                 }
                 else
                 {
+                    finished = true;
                     return Answer(message, logs);
                 }
             }
@@ -118,10 +120,18 @@ __RUN_TOOL__
         }
         finally
         {
-            // Nothing the script started goes on after its answer: its process ends, its calls are cancelled.
+            // Nothing the script started goes on after its answer: its calls are cancelled, and its process ends unless
+            // the script ended with its result (then the process waits for another script, in a new realm).
             stop.Cancel();
-            script.Kill();
             await Task.WhenAll(calls).ConfigureAwait(false);
+            if (finished)
+            {
+                McpScriptProcess.Keep(script);
+            }
+            else
+            {
+                script.Discard();
+            }
         }
     }
 
