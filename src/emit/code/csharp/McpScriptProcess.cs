@@ -13,10 +13,11 @@ using System.Threading.Tasks;
 namespace __NAMESPACE__;
 
 /// <summary>
-/// One interpreter process (<see cref="McpScriptRunner"/>) for one script: this program started again with
-/// <see cref="McpScriptRunner.Flag"/>, with an empty environment (no setting, no secret), a hard limit on its
-/// heap, and its stdin and stdout as the message channel. One is kept started ahead, so that a script does not
-/// wait for the runtime to start.
+/// An interpreter process (<see cref="McpScriptRunner"/>) that runs one script at a time: this program started
+/// again with <see cref="McpScriptRunner.Flag"/>, with an empty environment (no setting, no secret), a hard limit on
+/// its heap, and its stdin and stdout as the message channel. Processes are started ahead, and one whose script
+/// ended with its result is kept for the next script (which runs in a new engine), so that a script does not wait
+/// for the runtime to start; one whose script failed is ended.
 /// </summary>
 internal sealed class McpScriptProcess
 {
