@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execSync } from 'node:child_process';
 import { buildCodeProject, resultOf, type CodeProject } from './support/code-project.js';
 import { LIBRARY_KEY } from './support/library-api.js';
 
@@ -102,6 +103,20 @@ describe('code mode sandbox (red team)', () => {
     const answer = await server.run('const all = []; while (true) all.push({ n: all.length, s: "x".repeat(100) });');
     assert.equal(answer.isError, true);
     assert.match(answer.text, /SCRIPT_MAX_(MEMORY_MB|STATEMENTS)/);
+    await alive();
+  });
+
+  test('an interpreter process that dies under its script fails only that script; the next runs in another', async () => {
+    const waiting = server.run('await new Promise(() => {});');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const runners = execSync('ps -eo pid=,args=').toString().split('\n')
+      .filter((line) => line.includes('--mcp-script-runner') && line.includes(server.dll)).map((line) => Number(line.trim().split(/\s+/)[0]));
+    assert.ok(runners.length >= 1, 'the interpreter processes of this server are found');
+    for (const pid of runners) process.kill(pid, 'SIGKILL');
+    const answer = await waiting;
+    assert.equal(answer.isError, true);
+    assert.match(answer.text, /^Error: script failed: the interpreter stopped \(exit code \d+\)$/);
+    assert.ok(answer.ms < 5000, `${answer.ms} ms`);
     await alive();
   });
 });

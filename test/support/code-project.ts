@@ -13,6 +13,8 @@ import { scratchDir } from './scratch.js';
 
 export interface CodeProject {
   api: LibraryApi;
+  /** The server's program, which its interpreter processes run too. */
+  dll: string;
   client: Client;
   /** run_script's answer: its text, whether it is an error, and how long it took. */
   run(code: string): Promise<ScriptAnswer>;
@@ -32,12 +34,13 @@ export async function buildCodeProject(name: string, ...more: string[]): Promise
   const prefix = name.toUpperCase();
   return async (settings = {}) => {
     const api = await startLibraryApi();
-    const client = await connect({ command: 'dotnet', args: [join(work, 'bin/Debug', detectFramework(), `${name}.dll`)] }, {
+    const dll = join(work, 'bin/Debug', detectFramework(), `${name}.dll`);
+    const client = await connect({ command: 'dotnet', args: [dll] }, {
       [`${prefix}_BASE_URL`]: api.url, [`${prefix}_API_KEY`]: LIBRARY_KEY,
       ...Object.fromEntries(Object.entries(settings).map(([key, value]) => [`${prefix}_${key}`, value])),
     });
     return {
-      api, client,
+      api, client, dll,
       run: async (code) => {
         const started = Date.now();
         const result = await client.callTool({ name: 'run_script', arguments: { code } }) as { content: { text?: string }[]; isError?: boolean };
