@@ -62,7 +62,7 @@ export interface ToolsOptions extends Selection {
 
 /**
  * The content of `McpTools.g.cs`, the operations it has tools for, those it skipped with the reason, and in
- * discovery mode the files written beside it (the operation index).
+ * discovery and code mode the files written beside it (the operation index; in code mode also the signatures).
  */
 export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
   checkNamespace(options.namespace, '--namespace');
