@@ -124,7 +124,7 @@ test('tools --mode discovery writes the index beside McpTools.g.cs; an unknown m
   assert.deepEqual((await readdir(dir)).sort(), ['McpSearchIndex.g.json', 'McpTools.g.cs']);
   assert.equal((JSON.parse(await readFile(join(dir, 'McpSearchIndex.g.json'), 'utf8')) as SearchIndex).operations.length, 7);
   assert.notEqual(await runCli([...args, '--mode', 'dynamic'], io), 0);
-  assert.equal(err, 'error: --mode "dynamic" is not one of operations, discovery\n');
+  assert.equal(err, 'error: --mode "dynamic" is not one of operations, discovery, code\n');
 });
 
 test('an operation whose tool name the query says whole ranks above one with the same weights whose name it says in part', () => {
