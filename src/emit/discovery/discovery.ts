@@ -3,12 +3,20 @@ import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem }
 import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
+import { banner } from '../shared/banner.js';
+import type { SearchIndex } from './search-index.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
 const template = templates('discovery');
 
 export const SEARCH_INDEX_FILE = 'McpSearchIndex.g.json';
 export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
+
+/** The generated part of McpDiscovery, written beside McpTools.g.cs: what it says of the selected operations (the map). */
+export const DISCOVERY_PART_FILE = 'McpDiscovery.g.cs';
+
+/** What search_operations' `detail` can ask for: each hit's listing, or that and what calling it takes. */
+export const SEARCH_DETAILS = ['summary', 'full'] as const;
 
 /** Most results search_operations returns. */
 export const MAX_SEARCH_RESULTS = 50;
@@ -24,22 +32,28 @@ interface DiscoveryTool {
   readonly readOnly: boolean;
   /** The placeholder in McpDiscovery.cs its attributes fill. */
   readonly placeholder: string;
+  /** The constant of McpDiscovery.g.cs that holds its description, when the selected operations make it. */
+  readonly describedBy?: string;
 }
 
 const NAME = { type: 'string', minLength: 1, description: 'Operation name, from search_operations.' };
 
-/** The three tools of a discovery-mode server; their tools/list stays under 2,000 bytes whatever the API. */
-export function discoveryTools(): DiscoveryTool[] {
+/**
+ * The three tools of a discovery-mode server, search_operations' description ending with `map` (see searchMap) when
+ * there is one; their tools/list is about 2,100 bytes and the map (at most 1,500) whatever the API.
+ */
+export function discoveryTools(map = ''): DiscoveryTool[] {
   return [
     {
-      name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__',
-      description: 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s arguments; call_operation calls it.',
+      name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__', describedBy: 'SearchDescription',
+      description: `Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one's arguments; call_operation calls it.${map === '' ? '' : `\n${map}`}`,
       inputSchema: {
         type: 'object',
         properties: {
           query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What to do, in the API\'s words where you can (the thing and the action: "create issue", "list pull requests"); search again in other words when nothing fits.' },
           tag: { type: 'string', description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
+          detail: { type: 'string', enum: [...SEARCH_DETAILS], default: 'summary', description: '"full": each with its inputSchema too, as describe_operation gives it (long: use a small limit).' },
         },
         required: ['query'],
       },
@@ -61,9 +75,22 @@ export function discoveryTools(): DiscoveryTool[] {
   ];
 }
 
-/** The tools/list entries of a discovery-mode server (sizes it in `report`). */
-export function discoveryListing(): Record<string, unknown>[] {
-  return discoveryTools().map((tool) => ({
+/**
+ * search_operations' answer as the server writes it (McpDiscovery.Hit) for the operations `found` (positions in the
+ * index), with detail "full" when `inputSchemaOf` gives each one's inputSchema: what the bench sizes.
+ */
+export function searchAnswer(index: SearchIndex, found: readonly number[], inputSchemaOf?: (name: string) => unknown): string {
+  return JSON.stringify(found.flatMap((position) => {
+    const op = index.operations[position];
+    if (!op) return [];
+    const [name, title, method, path, tags, summary] = op;
+    return [{ name, title, method, path, tags, summary, ...(inputSchemaOf && { inputSchema: inputSchemaOf(name) }) }];
+  }));
+}
+
+/** The tools/list entries of a discovery-mode server whose operations make `map` (sizes it in `report`). */
+export function discoveryListing(map = ''): Record<string, unknown>[] {
+  return discoveryTools(map).map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -76,7 +103,7 @@ export function discoveryListing(): Record<string, unknown>[] {
 export function emitDiscovery(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
   const fills = Object.fromEntries(discoveryTools().map((tool) => [tool.placeholder, [
     `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}, ReadOnly = ${tool.readOnly}, Destructive = ${!tool.readOnly}, Idempotent = ${tool.readOnly}, OpenWorld = ${!tool.readOnly})]`,
-    `    [Description(${stringLiteral(tool.description)})]`,
+    `    [Description(${tool.describedBy ?? stringLiteral(tool.description)})]`,
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
   const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
@@ -89,4 +116,30 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
       __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
     }),
   ];
+}
+
+/**
+ * McpDiscovery.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files do
+ * not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
+ */
+export function emitDiscoveryPart(namespace: string, source: string, map: string): GeneratedFile {
+  const constants = discoveryTools(map).flatMap((tool) => (tool.describedBy === undefined ? [] : [
+    `    /// <summary>The description of ${tool.name}: what it answers, and the map of the selected operations.</summary>`,
+    `    internal const string ${tool.describedBy} = ${stringLiteral(tool.description)};`,
+  ]));
+  return {
+    path: DISCOVERY_PART_FILE,
+    content: [
+      banner(source).trimEnd(),
+      '#nullable enable',
+      '',
+      `namespace ${namespace};`,
+      '',
+      'internal static partial class McpDiscovery',
+      '{',
+      ...constants,
+      '}',
+      '',
+    ].join('\n'),
+  };
 }
