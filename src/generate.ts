@@ -10,7 +10,7 @@ import type { GeneratedFile } from './emit/shared/file.js';
 import { emitTools } from './emit/tools/tools.js';
 import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
-import { emitDiscoveryPart, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
+import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
 import { searchMap } from './emit/discovery/search-map.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
 import { detectFramework } from './dotnet.js';
@@ -62,7 +62,7 @@ export interface ToolsOptions extends Selection {
 
 /**
  * The content of `McpTools.g.cs`, the operations it has tools for, those it skipped with the reason, and in
- * discovery mode the files written beside it (the operation index, and McpDiscovery.g.cs with the map of the operations).
+ * discovery mode the files written beside it (the operation index, and McpDiscoveryText.g.cs with the map of the operations).
  */
 export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
   checkNamespace(options.namespace, '--namespace');
@@ -72,7 +72,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const { selected, skipped } = selectOperations(api.model, plan, options);
   const beside = mode === 'discovery' ? [
     { path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) },
-    emitDiscoveryPart(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected)),
+    emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected)),
   ] : [];
   return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
 }
@@ -208,7 +208,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
 
 /**
  * The files of a project made from the spec, which `regenerate` writes again: McpTools.g.cs (and the search index
- * and McpDiscovery.g.cs in discovery mode) and the client in Client/.
+ * and McpDiscoveryText.g.cs in discovery mode) and the client in Client/.
  */
 export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkServerName(options.serverName);

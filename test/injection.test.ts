@@ -6,7 +6,7 @@
  * library generates each into its own namespaces of one console project, which is built once with
  * warnings as errors and XML docs checked, then run once: it prints by reflection what it declares, which
  * must be exactly what the naming plan says (an injected `class Evil` or member would show), with the
- * descriptions the emitter meant (search_operations' too, with the map of the spec's tags: McpDiscovery.g.cs). Set OMD_KEEP_INJECTION=1 to keep the generated folder.
+ * descriptions the emitter meant (search_operations' too, with the map of the spec's tags: McpDiscoveryText.g.cs). Set OMD_KEEP_INJECTION=1 to keep the generated folder.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ import { FIXED_SPECS, LONG_FRAGMENT, SEED, hostile, sampleSpecs, specArbitrary }
 import { buildBatch, diagnosticLines, inspectBatch, parseLocation, sourceExcerpt, writeBatchProject, type BuildResult, type TypeInfo } from './support/injection/batch.js';
 import { declarationProblems, runtimeTypeNames, type RuntimeTypes } from './support/injection/expected.js';
 import { searchMap } from '../src/emit/discovery/search-map.js';
-import { DISCOVERY_PART_FILE } from '../src/emit/discovery/discovery.js';
+import { DISCOVERY_TEXT_FILE } from '../src/emit/discovery/discovery.js';
 
 /** Random documents in the batch; with the hand-written ones, about 30 specs in one build. */
 const RANDOM_SPECS = 25;
@@ -57,7 +57,7 @@ async function generate(spec: Spec, specDir: string, batchDir: string): Promise<
       await writeFile(join(folder, 'Client', f.path), f.content);
     }
     await writeFile(join(folder, 'McpTools.g.cs'), tools.content);
-    for (const f of tools.beside.filter((b) => b.path === DISCOVERY_PART_FILE)) await writeFile(join(folder, f.path), f.content);
+    for (const f of tools.beside.filter((b) => b.path === DISCOVERY_TEXT_FILE)) await writeFile(join(folder, f.path), f.content);
     spec.api = api;
     spec.plan = planNames(api.model, clientNamespace);
     spec.runtimeTypes = runtimeTypeNames(client.filter((f) => f.path !== 'ApiClient.g.cs' && f.path !== 'Models.g.cs').map((f) => f.content));

@@ -118,13 +118,13 @@ test('the discovery tools/list stays under 2,100 bytes, and 3,600 with the longe
   assert.ok(mapped <= 3600, String(mapped));
 });
 
-test('tools --mode discovery writes the index and McpDiscovery.g.cs beside McpTools.g.cs; an unknown mode is a one-line usage error', async () => {
+test('tools --mode discovery writes the index and McpDiscoveryText.g.cs beside McpTools.g.cs; an unknown mode is a one-line usage error', async () => {
   const dir = scratchDir('search');
   let err = '';
   const io = { out: () => {}, err: (t: string) => void (err += t) };
   const args = ['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'P', '--server-name', 'P', '--ext-namespace', 'P.C'];
   assert.equal(await runCli([...args, '--mode', 'discovery'], io), 0);
-  assert.deepEqual((await readdir(dir)).sort(), ['McpDiscovery.g.cs', 'McpSearchIndex.g.json', 'McpTools.g.cs']);
+  assert.deepEqual((await readdir(dir)).sort(), ['McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'McpTools.g.cs']);
   assert.equal((JSON.parse(await readFile(join(dir, 'McpSearchIndex.g.json'), 'utf8')) as SearchIndex).operations.length, 7);
   assert.notEqual(await runCli([...args, '--mode', 'dynamic'], io), 0);
   assert.equal(err, 'error: --mode "dynamic" is not one of operations, discovery\n');

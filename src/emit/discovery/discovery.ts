@@ -12,8 +12,13 @@ const template = templates('discovery');
 export const SEARCH_INDEX_FILE = 'McpSearchIndex.g.json';
 export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
 
-/** The generated part of McpDiscovery, written beside McpTools.g.cs: what it says of the selected operations (the map). */
-export const DISCOVERY_PART_FILE = 'McpDiscovery.g.cs';
+/**
+ * What the discovery tools say of the selected operations (search_operations' description with the map), written
+ * beside McpTools.g.cs: a class of its own, so that the host's McpDiscovery.cs of an earlier generator still builds
+ * with it (`regenerate` writes the tools, not the host's files).
+ */
+export const DISCOVERY_TEXT_CLASS = 'McpDiscoveryText';
+export const DISCOVERY_TEXT_FILE = `${DISCOVERY_TEXT_CLASS}.g.cs`;
 
 /** What search_operations' `detail` can ask for: each hit's listing, or that and what calling it takes. */
 export const SEARCH_DETAILS = ['summary', 'full'] as const;
@@ -32,7 +37,7 @@ interface DiscoveryTool {
   readonly readOnly: boolean;
   /** The placeholder in McpDiscovery.cs its attributes fill. */
   readonly placeholder: string;
-  /** The constant of McpDiscovery.g.cs that holds its description, when the selected operations make it. */
+  /** The constant of McpDiscoveryText.g.cs that holds its description, when the selected operations make it. */
   readonly describedBy?: string;
 }
 
@@ -103,7 +108,7 @@ export function discoveryListing(map = ''): Record<string, unknown>[] {
 export function emitDiscovery(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
   const fills = Object.fromEntries(discoveryTools().map((tool) => [tool.placeholder, [
     `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}, ReadOnly = ${tool.readOnly}, Destructive = ${!tool.readOnly}, Idempotent = ${tool.readOnly}, OpenWorld = ${!tool.readOnly})]`,
-    `    [Description(${tool.describedBy ?? stringLiteral(tool.description)})]`,
+    `    [Description(${tool.describedBy === undefined ? stringLiteral(tool.description) : `${DISCOVERY_TEXT_CLASS}.${tool.describedBy}`})]`,
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
   const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
@@ -119,23 +124,24 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
 }
 
 /**
- * McpDiscovery.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files do
- * not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
+ * McpDiscoveryText.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files
+ * do not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
  */
-export function emitDiscoveryPart(namespace: string, source: string, map: string): GeneratedFile {
+export function emitDiscoveryText(namespace: string, source: string, map: string): GeneratedFile {
   const constants = discoveryTools(map).flatMap((tool) => (tool.describedBy === undefined ? [] : [
     `    /// <summary>The description of ${tool.name}: what it answers, and the map of the selected operations.</summary>`,
     `    internal const string ${tool.describedBy} = ${stringLiteral(tool.description)};`,
   ]));
   return {
-    path: DISCOVERY_PART_FILE,
+    path: DISCOVERY_TEXT_FILE,
     content: [
       banner(source).trimEnd(),
       '#nullable enable',
       '',
       `namespace ${namespace};`,
       '',
-      'internal static partial class McpDiscovery',
+      '/// <summary>What the discovery tools (McpDiscovery.cs) say of the selected operations.</summary>',
+      `internal static class ${DISCOVERY_TEXT_CLASS}`,
       '{',
       ...constants,
       '}',

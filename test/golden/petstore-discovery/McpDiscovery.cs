@@ -27,9 +27,9 @@ namespace Petstore;
 /// input schema, and calls it; the call answers exactly as that operation's own tool would (same checks, same
 /// errors, same limits), because it is that tool, made from the same <see cref="McpTools"/> method on first use.
 /// What depends on the selected operations (search_operations' description with the map of the API) is in
-/// McpDiscovery.g.cs, which the generator writes with McpTools.g.cs.
+/// <see cref="McpDiscoveryText"/>, which the generator writes with McpTools.g.cs.
 /// </summary>
-internal static partial class McpDiscovery
+internal static class McpDiscovery
 {
     private static readonly ConcurrentDictionary<string, McpServerTool> Tools = new(StringComparer.Ordinal);
 
@@ -37,7 +37,7 @@ internal static partial class McpDiscovery
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
     [McpServerTool(Name = "search_operations", Title = "Search operations", ReadOnly = true, Destructive = false, Idempotent = true, OpenWorld = false)]
-    [Description(SearchDescription)]
+    [Description(McpDiscoveryText.SearchDescription)]
     [McpTools.InputSchema("""{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":1000,"description":"What to do, in the API's words where you can (the thing and the action: \"create issue\", \"list pull requests\"); search again in other words when nothing fits."},"tag":{"type":"string","description":"Only operations with this tag."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"detail":{"type":"string","enum":["summary","full"],"default":"summary","description":"\"full\": each with its inputSchema too, as describe_operation gives it (long: use a small limit)."}},"required":["query"]}""")]
     public static string SearchOperations(RequestContext<CallToolRequestParams> context, string query, string? tag = null, int limit = 10, string detail = "summary")
     {

@@ -9,7 +9,7 @@ import { bareName } from '../../../src/names/identifiers.js';
 import { toolDescription } from '../../../src/emit/shared/describe.js';
 import { inputSchema } from '../../../src/emit/tools/input-schema.js';
 import { methodParameters } from '../../../src/emit/shared/signature.js';
-import { discoveryTools } from '../../../src/emit/discovery/discovery.js';
+import { DISCOVERY_TEXT_CLASS, discoveryTools } from '../../../src/emit/discovery/discovery.js';
 import { searchMap } from '../../../src/emit/discovery/search-map.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
@@ -23,8 +23,8 @@ const INPUT_SCHEMA = 'InputSchemaAttribute';
 const OUTPUT_SCHEMA = 'OutputSchemaAttribute';
 const CALL_NOTES = 'CallNotes';
 const OAUTH_SCOPES = 'OAuthScopesAttribute';
-/** The generated part of the discovery tools (McpDiscovery.g.cs): the descriptions that carry the map of the API. */
-const DISCOVERY = 'McpDiscovery';
+/** What the discovery tools say of the selected operations (McpDiscoveryText.g.cs): the descriptions with the map of the API. */
+const DISCOVERY = DISCOVERY_TEXT_CLASS;
 
 /** Types declared by the runtime files (the templates copied into the client), as reflection names them. */
 export interface RuntimeTypes {

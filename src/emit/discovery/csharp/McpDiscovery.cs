@@ -23,9 +23,9 @@ namespace __NAMESPACE__;
 /// input schema, and calls it; the call answers exactly as that operation's own tool would (same checks, same
 /// errors, same limits), because it is that tool, made from the same <see cref="McpTools"/> method on first use.
 /// What depends on the selected operations (search_operations' description with the map of the API) is in
-/// McpDiscovery.g.cs, which the generator writes with McpTools.g.cs.
+/// <see cref="McpDiscoveryText"/>, which the generator writes with McpTools.g.cs.
 /// </summary>
-internal static partial class McpDiscovery
+internal static class McpDiscovery
 {
     private static readonly ConcurrentDictionary<string, McpServerTool> Tools = new(StringComparer.Ordinal);
 

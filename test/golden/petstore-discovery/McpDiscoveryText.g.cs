@@ -6,7 +6,8 @@
 
 namespace Petstore;
 
-internal static partial class McpDiscovery
+/// <summary>What the discovery tools (McpDiscovery.cs) say of the selected operations.</summary>
+internal static class McpDiscoveryText
 {
     /// <summary>The description of search_operations: what it answers, and the map of the selected operations.</summary>
     internal const string SearchDescription = "Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one's arguments; call_operation calls it.\nTags: pets (6), owners (2).";
