@@ -10,7 +10,8 @@ import type { GeneratedFile } from './emit/shared/file.js';
 import { emitTools } from './emit/tools/tools.js';
 import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
-import { SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
+import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
+import { searchMap } from './emit/discovery/search-map.js';
 import { SIGNATURES_FILE, signatures } from './emit/code/code.js';
 import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
 import { detectFramework } from './dotnet.js';
@@ -62,7 +63,8 @@ export interface ToolsOptions extends Selection {
 
 /**
  * The content of `McpTools.g.cs`, the operations it has tools for, those it skipped with the reason, and in
- * discovery and code mode the files written beside it (the operation index; in code mode also the signatures).
+ * discovery and code mode the files written beside it (the operation index, McpDiscoveryText.g.cs with the map of
+ * the operations, and in code mode the signatures).
  */
 export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
   checkNamespace(options.namespace, '--namespace');
@@ -72,6 +74,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const { selected, skipped } = selectOperations(api.model, plan, options);
   const beside = mode === 'operations' ? [] : [
     { path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) },
+    emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected), mode),
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
   return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
@@ -208,7 +211,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
 
 /**
  * The files of a project made from the spec, which `regenerate` writes again: McpTools.g.cs (and the search index
- * in discovery mode) and the client in Client/.
+ * and McpDiscoveryText.g.cs in discovery mode) and the client in Client/.
  */
 export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkServerName(options.serverName);

@@ -3,6 +3,7 @@ import { planNames } from './names/plan.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { toolListing } from './emit/tools/listing.js';
 import { discoveryListing } from './emit/discovery/discovery.js';
+import { searchMap } from './emit/discovery/search-map.js';
 import { outputSchema } from './emit/tools/output-schema.js';
 
 /** Clients degrade, or refuse, past these sizes (Cursor shows about 40 tools; VS Code allows 128). */
@@ -23,7 +24,7 @@ export interface SelectionReport {
   readonly skipped: readonly Skipped[];
   readonly bytes: number;
   readonly byTag: readonly { tag: string; tools: number; bytes: number }[];
-  /** tools/list of the same selection in discovery mode (three tools, whatever the selection). */
+  /** tools/list of the same selection in discovery mode: three tools, search_operations' description with the map of the selection. */
   readonly discoveryBytes: number;
   /** What --structured-output adds to tools/list: the output schemas. */
   readonly structuredBytes: number;
@@ -60,7 +61,7 @@ export function reportSelection(api: PreparedApi, selection: Selection): Selecti
   const byTag = [...tags.entries()].map(([tag, v]) => ({ tag, ...v })).sort((a, b) => b.bytes - a.bytes);
   const largest = byTag.slice(0, 3).map((t) => `${t.tag} (${t.tools} tools, ~${approximateTokens(t.bytes).toLocaleString('en-US')} tokens)`).join(', ');
   const warnings: string[] = [];
-  const discoveryBytes = Buffer.byteLength(JSON.stringify({ tools: discoveryListing() }));
+  const discoveryBytes = Buffer.byteLength(JSON.stringify({ tools: discoveryListing(searchMap(selected)) }));
   if (tools.length > TOOL_COUNT_LIMIT || approximateTokens(bytes) > TOKEN_WARNING) {
     warnings.push(`use --mode discovery: three tools that search, describe and call the operations; tools/list ~${discoveryBytes.toLocaleString('en-US')} bytes (~${approximateTokens(discoveryBytes).toLocaleString('en-US')} tokens) instead of ~${bytes.toLocaleString('en-US')} bytes (~${approximateTokens(bytes).toLocaleString('en-US')} tokens) for ${tools.length} tools`);
   }

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { searchIndexed } from '../src/emit/discovery/search-query.js';
+import { discoveryListing, searchAnswer } from '../src/emit/discovery/discovery.js';
 import type { SearchIndex } from '../src/emit/discovery/search-index.js';
 import { detectFramework } from '../src/dotnet.js';
 import { environmentVariables } from '../src/names/environment.js';
@@ -84,11 +85,40 @@ describe('discovery mode, structured output and paged tools/list', () => {
     (await client.callTool({ name, arguments: args })) as CallResult;
   const text = (result: CallResult): string => result.content.map((c) => c.text ?? '').join('');
 
-  test('tools/list has exactly the three discovery tools, in under 2,000 bytes', async () => {
+  test('tools/list has exactly the three discovery tools, as report sizes them, search_operations\' description with the map of the API', async () => {
     const list = await discovery.listTools();
     assert.deepEqual(list.tools.map((t) => t.name), ['call_operation', 'describe_operation', 'search_operations']);
     assert.equal(list.nextCursor, undefined);
-    assert.ok(Buffer.byteLength(JSON.stringify(list)) <= 2000, `${Buffer.byteLength(JSON.stringify(list))} bytes`);
+    assert.match(list.tools[2]?.description ?? '', /call_operation calls it\.\nTags: pets \(6\), owners \(2\)\.$/);
+    const published = list.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+    const listing = discoveryListing('Tags: pets (6), owners (2).').sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    assert.deepEqual(published, listing);
+    assert.ok(Buffer.byteLength(JSON.stringify(list)) <= 2200, `${Buffer.byteLength(JSON.stringify(list))} bytes`);
+  });
+
+  test('search with detail "full" gives each hit the inputSchema describe_operation gives, in the answer the bench sizes', async () => {
+    for (const query of ['pets', 'create a pet', "an owner's pets"]) {
+      const summaryText = text(await call(discovery, 'search_operations', { query }));
+      const fullText = text(await call(discovery, 'search_operations', { query, detail: 'full' }));
+      const full = JSON.parse(fullText) as { name: string; inputSchema?: unknown }[];
+      assert.ok(full.length > 1, query);
+      assert.deepEqual(full.map(({ inputSchema: _, ...hit }) => hit), JSON.parse(summaryText), 'the same hits, the same fields beside it');
+      assert.equal(text(await call(discovery, 'search_operations', { query, detail: 'summary' })), summaryText, 'summary is the default');
+      const schemas = new Map<string, unknown>();
+      for (const hit of full) {
+        const described = JSON.parse(text(await call(discovery, 'describe_operation', { name: hit.name }))) as { inputSchema: unknown };
+        assert.deepEqual(hit.inputSchema, described.inputSchema, `${query}: ${hit.name}`);
+        schemas.set(hit.name, described.inputSchema);
+      }
+      const found = searchIndexed(index, query, 10);
+      assert.equal(summaryText, searchAnswer(index, found));
+      assert.equal(fullText, searchAnswer(index, found, (name) => schemas.get(name)));
+    }
+    const created = (JSON.parse(text(await call(discovery, 'search_operations', { query: 'create pet', detail: 'full', limit: 1 }))) as { inputSchema: { required?: string[] } }[])[0];
+    assert.deepEqual(created?.inputSchema.required, ['body']);
+    const bad = await call(discovery, 'search_operations', { query: 'pets', detail: 'brief' });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /^Error: invalid arguments for search_operations: 'detail' /);
   });
 
   test('search finds the intended operation first, and ranks as the generator\'s reference search does', async () => {

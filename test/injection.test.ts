@@ -6,7 +6,7 @@
  * library generates each into its own namespaces of one console project, which is built once with
  * warnings as errors and XML docs checked, then run once: it prints by reflection what it declares, which
  * must be exactly what the naming plan says (an injected `class Evil` or member would show), with the
- * descriptions the emitter meant. Set OMD_KEEP_INJECTION=1 to keep the generated folder.
+ * descriptions the emitter meant (search_operations' too, with the map of the spec's tags: McpDiscoveryText.g.cs). Set OMD_KEEP_INJECTION=1 to keep the generated folder.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +19,8 @@ import { detectFramework } from '../src/dotnet.js';
 import { FIXED_SPECS, LONG_FRAGMENT, SEED, hostile, sampleSpecs, specArbitrary } from './support/injection/specs.js';
 import { buildBatch, diagnosticLines, inspectBatch, parseLocation, sourceExcerpt, writeBatchProject, type BuildResult, type TypeInfo } from './support/injection/batch.js';
 import { declarationProblems, runtimeTypeNames, type RuntimeTypes } from './support/injection/expected.js';
+import { searchMap } from '../src/emit/discovery/search-map.js';
+import { DISCOVERY_TEXT_FILE } from '../src/emit/discovery/discovery.js';
 
 /** Random documents in the batch; with the hand-written ones, about 30 specs in one build. */
 const RANDOM_SPECS = 25;
@@ -39,7 +41,7 @@ const specs: Spec[] = [
   ...FIXED_SPECS.map((f) => ({ label: f.name, doc: f.doc })),
 ].map((s, index) => ({ ...s, index }));
 
-/** Generates spec `s` as the CLI's `client` and `tools` commands do, into `s<i>/` of the batch. */
+/** Generates spec `s` as the CLI's `client` and `tools --mode discovery` commands do (the index aside), into `s<i>/` of the batch. */
 async function generate(spec: Spec, specDir: string, batchDir: string): Promise<void> {
   const file = join(specDir, `s${spec.index}.json`);
   await writeFile(file, JSON.stringify(spec.doc, null, 2));
@@ -49,12 +51,13 @@ async function generate(spec: Spec, specDir: string, batchDir: string): Promise<
     const clientNamespace = `${namespace}.Client`;
     const folder = join(batchDir, `s${spec.index}`);
     const client = generateClient(api, { namespace: clientNamespace });
-    const tools = generateTools(api, { namespace, clientNamespace });
+    const tools = generateTools(api, { namespace, clientNamespace, mode: 'discovery' });
     for (const f of client) {
       await mkdir(dirname(join(folder, 'Client', f.path)), { recursive: true });
       await writeFile(join(folder, 'Client', f.path), f.content);
     }
     await writeFile(join(folder, 'McpTools.g.cs'), tools.content);
+    for (const f of tools.beside.filter((b) => b.path === DISCOVERY_TEXT_FILE)) await writeFile(join(folder, f.path), f.content);
     spec.api = api;
     spec.plan = planNames(api.model, clientNamespace);
     spec.runtimeTypes = runtimeTypeNames(client.filter((f) => f.path !== 'ApiClient.g.cs' && f.path !== 'Models.g.cs').map((f) => f.content));
@@ -123,6 +126,8 @@ describe('hostile specs: everything from the spec is escaped where it lands', ()
       assert.ok(text.includes(fragment), `no generated string contains ${JSON.stringify(fragment)}`);
     }
     assert.ok(all.some((s) => s.length >= LONG_FRAGMENT.length), 'no string of 5,000 characters');
+    const maps = specs.flatMap((s) => (s.api ? [searchMap(s.api.model.operations)] : []));
+    assert.ok(maps.some((m) => m.startsWith('Tags: ') && /["\\]|\*\/|<\/summary>/.test(m)), 'no map of search_operations lists a hostile tag');
     const randomDocs = specs.slice(0, RANDOM_SPECS).map((s) => s.doc);
     assert.ok(randomDocs.some((d) => d.openapi === '3.0.3') && randomDocs.some((d) => d.openapi === '3.1.0'), 'both OpenAPI 3.0 and 3.1');
     const operations = randomDocs.flatMap((d) => Object.values(d.paths as Record<string, Record<string, { parameters?: { in: string }[] }>>).flatMap((item) => Object.values(item)));

@@ -1,8 +1,8 @@
 /**
  * The task benchmark's tasks over the library API (test/fixtures/library.yaml), each done as an ideal assistant
  * would do it in each mode: in operations mode it knows every tool from tools/list and calls them; in discovery and
- * code mode it searches for each operation it needs and describes it once, then calls them (discovery) or writes
- * one script (code). Each task also says what its right answer is, from the API's state, so that a figure is only
+ * code mode it searches once for each operation it needs, with detail "full" (what calling it takes), then calls
+ * them (discovery) or writes one script (code). Each task also says what its right answer is, from the API's state, so that a figure is only
  * reported for work that was done right.
  */
 import type { Book, LibraryApi } from '../../test/support/library-api.js';
@@ -18,7 +18,7 @@ export interface Task {
   readonly name: string;
   /** More than one API call is needed. */
   readonly multiStep: boolean;
-  /** The operations it needs: what discovery and code mode search for and describe. */
+  /** The operations it needs: what discovery and code mode search for. */
   readonly needs: readonly { query: string; operation: string }[];
   /** Operations and discovery mode: the calls, and the answer made of theirs. */
   calls(call: (operation: string, args: Record<string, unknown>) => Promise<unknown>): Promise<unknown>;
@@ -121,10 +121,9 @@ return books.map((b) => b.title);`,
 /** Does `task` in `mode` through `session`; the answer the assistant ends with. */
 export async function perform(task: Task, mode: Mode, session: Session): Promise<unknown> {
   if (mode !== 'operations') {
-    for (const need of task.needs) {
-      await session.call('search_operations', { query: need.query, limit: 5 });
-      await session.call('describe_operation', { name: need.operation });
-    }
+    // One search per operation needed, with what calling it takes (detail "full": the inputSchema, or in code mode
+    // the signature), which saves describing it.
+    for (const need of task.needs) await session.call('search_operations', { query: need.query, limit: 3, detail: 'full' });
   }
   if (mode === 'code') {
     return (JSON.parse(await session.call('run_script', { code: task.script })) as { result: unknown }).result;

@@ -30,7 +30,7 @@ export const tasks: Area = {
   peer: false,
   run: (context) => benchTasks(context),
   method: () =>
-    'Tasks: test/fixtures/library.yaml generated with `init --mode operations|discovery|code`, built in one `dotnet build`, started over stdio with the SDK client, against the library API on 127.0.0.1 (45 books, 6 owners; a fresh API per mode). Each task is done as an ideal assistant would do it (scripts/bench/task-plans.ts): in operations mode it calls the tools it knows from tools/list; in discovery and code mode it first searches for and describes each operation it needs, once; then it calls them through call_operation, or writes one run_script. Round trips: tool calls. Bytes: tools/list (every page) plus the text of every answer, as the assistant receives them. Each answer is checked against the API\'s state; a wrong one is reported as such.',
+    'Tasks: test/fixtures/library.yaml generated with `init --mode operations|discovery|code`, built in one `dotnet build`, started over stdio with the SDK client, against the library API on 127.0.0.1 (45 books, 6 owners; a fresh API per mode). Each task is done as an ideal assistant would do it (scripts/bench/task-plans.ts): in operations mode it calls the tools it knows from tools/list; in discovery and code mode it first searches once for each operation it needs, with detail "full" (its inputSchema, or in code mode its signature), at limit 3; then it calls them through call_operation, or writes one run_script. Round trips: tool calls. Bytes: tools/list (every page) plus the text of every answer, as the assistant receives them. Each answer is checked against the API\'s state; a wrong one is reported as such.',
 };
 
 interface Measured { trips: number; bytes: number; right: boolean }

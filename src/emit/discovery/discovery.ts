@@ -4,12 +4,25 @@ import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.j
 import { templates } from '../shared/templates.js';
 import type { ToolMode } from '../project/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
+import { banner } from '../shared/banner.js';
+import type { SearchIndex } from './search-index.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
 const template = templates('discovery');
 
 export const SEARCH_INDEX_FILE = 'McpSearchIndex.g.json';
 export const SEARCH_INDEX_RESOURCE = 'McpSearchIndex.json';
+
+/**
+ * What the discovery tools say of the selected operations (search_operations' description with the map), written
+ * beside McpTools.g.cs: a class of its own, so that the host's McpDiscovery.cs of an earlier generator still builds
+ * with it (`regenerate` writes the tools, not the host's files).
+ */
+export const DISCOVERY_TEXT_CLASS = 'McpDiscoveryText';
+export const DISCOVERY_TEXT_FILE = `${DISCOVERY_TEXT_CLASS}.g.cs`;
+
+/** What search_operations' `detail` can ask for: each hit's listing, or that and what calling it takes. */
+export const SEARCH_DETAILS = ['summary', 'full'] as const;
 
 /** Most results search_operations returns. */
 export const MAX_SEARCH_RESULTS = 50;
@@ -25,27 +38,33 @@ interface DiscoveryTool {
   readonly readOnly: boolean;
   /** The placeholder in McpDiscovery.cs its attributes fill. */
   readonly placeholder: string;
+  /** The constant of McpDiscoveryText.g.cs that holds its description, when the selected operations make it. */
+  readonly describedBy?: string;
 }
 
 const NAME = { type: 'string', minLength: 1, description: 'Operation name, from search_operations.' };
 
 /**
- * The three tools of a discovery-mode server; their tools/list stays under 2,000 bytes whatever the API. In code
- * mode, search_operations alone: code mode has its own describe_operation and run_script in their place.
+ * The three tools of a discovery-mode server, search_operations' description ending with `map` (see searchMap) when
+ * there is one; their tools/list is about 2,100 bytes and the map (at most 1,500) whatever the API. In code mode,
+ * search_operations alone: code mode has its own describe_operation and run_script in place of the others.
  */
-export function discoveryTools(mode: ToolMode = 'discovery'): DiscoveryTool[] {
+export function discoveryTools(mode: ToolMode = 'discovery', map = ''): DiscoveryTool[] {
+  const code = mode === 'code';
+  const next = code
+    ? 'Then describe_operation gives one\'s signature; run_script calls it as api.<name>(args).'
+    : 'Then describe_operation gives one\'s arguments; call_operation calls it.';
   const tools: DiscoveryTool[] = [
     {
-      name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__',
-      description: mode === 'code'
-        ? 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s signature; run_script calls it as api.<name>(args).'
-        : 'Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one\'s arguments; call_operation calls it.',
+      name: 'search_operations', title: 'Search operations', readOnly: true, placeholder: '__SEARCH_TOOL__', describedBy: 'SearchDescription',
+      description: `Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. ${next}${map === '' ? '' : `\n${map}`}`,
       inputSchema: {
         type: 'object',
         properties: {
           query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What to do, in the API\'s words where you can (the thing and the action: "create issue", "list pull requests"); search again in other words when nothing fits.' },
           tag: { type: 'string', description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
+          detail: { type: 'string', enum: [...SEARCH_DETAILS], default: 'summary', description: code ? '"full": each with its signature too, as describe_operation gives it.' : '"full": each with its inputSchema too, as describe_operation gives it (long: use a small limit).' },
         },
         required: ['query'],
       },
@@ -65,12 +84,25 @@ export function discoveryTools(mode: ToolMode = 'discovery'): DiscoveryTool[] {
       },
     },
   ];
-  return mode === 'code' ? tools.slice(0, 1) : tools;
+  return code ? tools.slice(0, 1) : tools;
 }
 
-/** The tools/list entries of a discovery-mode server (sizes it in `report`). */
-export function discoveryListing(): Record<string, unknown>[] {
-  return discoveryTools().map((tool) => ({
+/**
+ * search_operations' answer as the server writes it (McpDiscovery.Hit) for the operations `found` (positions in the
+ * index), with detail "full" when `inputSchemaOf` gives each one's inputSchema: what the bench sizes.
+ */
+export function searchAnswer(index: SearchIndex, found: readonly number[], inputSchemaOf?: (name: string) => unknown): string {
+  return JSON.stringify(found.flatMap((position) => {
+    const op = index.operations[position];
+    if (!op) return [];
+    const [name, title, method, path, tags, summary] = op;
+    return [{ name, title, method, path, tags, summary, ...(inputSchemaOf && { inputSchema: inputSchemaOf(name) }) }];
+  }));
+}
+
+/** The tools/list entries of a discovery-mode server whose operations make `map` (sizes it in `report`). */
+export function discoveryListing(map = ''): Record<string, unknown>[] {
+  return discoveryTools('discovery', map).map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -79,12 +111,12 @@ export function discoveryListing(): Record<string, unknown>[] {
   }));
 }
 
-/** The host's discovery files: the three tools and the search over the index. */
+/** The host's discovery files: the three tools (in code mode, search_operations) and the search over the index. */
 export function emitDiscovery(namespace: string, clientNamespace: string, source: string, mode: ToolMode = 'discovery'): GeneratedFile[] {
   const fills: Record<string, string> = { __DESCRIBE_TOOL__: '', __CALL_TOOL__: '' };
   Object.assign(fills, Object.fromEntries(discoveryTools(mode).map((tool) => [tool.placeholder, [
     `    [McpServerTool(Name = ${stringLiteral(tool.name)}, Title = ${stringLiteral(tool.title)}, ReadOnly = ${tool.readOnly}, Destructive = ${!tool.readOnly}, Idempotent = ${tool.readOnly}, OpenWorld = ${!tool.readOnly})]`,
-    `    [Description(${stringLiteral(tool.description)})]`,
+    `    [Description(${tool.describedBy === undefined ? stringLiteral(tool.description) : `${DISCOVERY_TEXT_CLASS}.${tool.describedBy}`})]`,
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')])));
   const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
@@ -97,4 +129,31 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
       __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
     }),
   ];
+}
+
+/**
+ * McpDiscoveryText.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files
+ * do not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
+ */
+export function emitDiscoveryText(namespace: string, source: string, map: string, mode: ToolMode = 'discovery'): GeneratedFile {
+  const constants = discoveryTools(mode, map).flatMap((tool) => (tool.describedBy === undefined ? [] : [
+    `    /// <summary>The description of ${tool.name}: what it answers, and the map of the selected operations.</summary>`,
+    `    internal const string ${tool.describedBy} = ${stringLiteral(tool.description)};`,
+  ]));
+  return {
+    path: DISCOVERY_TEXT_FILE,
+    content: [
+      banner(source).trimEnd(),
+      '#nullable enable',
+      '',
+      `namespace ${namespace};`,
+      '',
+      '/// <summary>What the discovery tools (McpDiscovery.cs) say of the selected operations.</summary>',
+      `internal static class ${DISCOVERY_TEXT_CLASS}`,
+      '{',
+      ...constants,
+      '}',
+      '',
+    ].join('\n'),
+  };
 }

@@ -180,6 +180,8 @@ export function emitProgram(options: HostOptions): string {
     w.line('app.MapGet("/healthz", () => "ok");');
   }
   if (options.mode === 'code') {
+    w.line('// search_operations with detail "full" gives each hit\'s signature, as scripts call it.');
+    w.line('Tools.McpDiscovery.SignatureOf = Tools.McpCode.SignatureOf;');
     w.line('// An interpreter process for scripts, started ahead.');
     w.line('Tools.McpScriptProcess.Prepare(Tools.McpCode.Limits);');
   }

@@ -123,6 +123,8 @@ var app = builder.Build();
 Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
 // A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
 Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());
+// search_operations with detail "full" gives each hit's signature, as scripts call it.
+Tools.McpDiscovery.SignatureOf = Tools.McpCode.SignatureOf;
 // An interpreter process for scripts, started ahead.
 Tools.McpScriptProcess.Prepare(Tools.McpCode.Limits);
 

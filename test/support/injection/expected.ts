@@ -9,6 +9,8 @@ import { bareName } from '../../../src/names/identifiers.js';
 import { toolDescription } from '../../../src/emit/shared/describe.js';
 import { inputSchema } from '../../../src/emit/tools/input-schema.js';
 import { methodParameters } from '../../../src/emit/shared/signature.js';
+import { DISCOVERY_TEXT_CLASS, discoveryTools } from '../../../src/emit/discovery/discovery.js';
+import { searchMap } from '../../../src/emit/discovery/search-map.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
 const DESCRIPTION = 'System.ComponentModel.DescriptionAttribute';
@@ -21,6 +23,8 @@ const INPUT_SCHEMA = 'InputSchemaAttribute';
 const OUTPUT_SCHEMA = 'OutputSchemaAttribute';
 const CALL_NOTES = 'CallNotes';
 const OAUTH_SCOPES = 'OAuthScopesAttribute';
+/** What the discovery tools say of the selected operations (McpDiscoveryText.g.cs): the descriptions with the map of the API. */
+const DISCOVERY = DISCOVERY_TEXT_CLASS;
 
 /** Types declared by the runtime files (the templates copied into the client), as reflection names them. */
 export interface RuntimeTypes {
@@ -119,7 +123,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
   const topLevel = mine.filter((t) => t.declaringType === null && !isCompilerGenerated(t.name));
   const records = [...plan.types.values()].map((t) => bareName(t.name));
   problems.push(...diffNames(`types of ${clientNamespace}`, topLevel.filter((t) => t.namespace === clientNamespace).map((t) => t.name), [...runtimeTypes.topLevel, FIXED_NAMES.clientClass, ...records]));
-  problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools]));
+  problems.push(...diffNames(`types of ${namespace}`, topLevel.filter((t) => t.namespace === namespace).map((t) => t.name), [FIXED_NAMES.tools, DISCOVERY]));
   problems.push(...diffNames(`other namespaces under ${namespace}`, topLevel.filter((t) => t.namespace !== namespace && t.namespace !== clientNamespace).map((t) => t.fullName), []));
   problems.push(...diffNames(`nested types in ${namespace}`, mine.filter((t) => t.declaringType !== null && !isCompilerGenerated(t.name)).map((t) => t.fullName), [`${namespace}.${FIXED_NAMES.tools}+${INPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${OUTPUT_SCHEMA}`, `${namespace}.${FIXED_NAMES.tools}+${CALL_NOTES}`, `${namespace}.${FIXED_NAMES.tools}+${OAUTH_SCOPES}`, ...runtimeTypes.nested.map((n) => `${clientNamespace}.${n}`)]));
   const find = (ns: string, name: string): TypeInfo | undefined => topLevel.find((t) => t.namespace === ns && t.name === name);
@@ -220,6 +224,14 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
       });
     }
     problems.push(...diffNames(`tool names of ${namespace}`, toolNames, [...new Set(toolNames)]));
+  }
+
+  // The discovery tools' descriptions: constants, exactly the texts with the map of the spec's tags.
+  const discovery = find(namespace, DISCOVERY);
+  if (discovery) {
+    const described = discoveryTools('discovery', searchMap(api.model.operations)).flatMap((t) => (t.describedBy === undefined ? [] : [[t.describedBy, t.description] as const]));
+    problems.push(...diffNames(`members of ${DISCOVERY}`, discovery.members.filter((m) => !isCompilerGenerated(m.name)).map((m) => `${m.kind} ${m.name}`), described.map(([name]) => `Field ${name}`)));
+    for (const [name, text] of described) expectAttributeText(problems, `${DISCOVERY}.${name}`, discovery.members.find((m) => m.name === name)?.constant, text);
   }
   return problems;
 }

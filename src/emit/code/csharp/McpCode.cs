@@ -41,13 +41,16 @@ __DESCRIBE_TOOL__
     public static string DescribeOperation(RequestContext<CallToolRequestParams> context, string name)
     {
         var described = McpDiscovery.DescribeOperation(context, name);
-        if (JsonNode.Parse(described) is not JsonObject operation || !Signatures.Value.TryGetValue(name, out var signature))
+        if (JsonNode.Parse(described) is not JsonObject operation || SignatureOf(name) is not { } signature)
         {
             return described;
         }
         operation["signature"] = signature;
         return operation.ToJsonString(Output);
     }
+
+    /// <summary>An operation's signature as a script calls it, or null for a name that is none.</summary>
+    public static string? SignatureOf(string name) => Signatures.Value.TryGetValue(name, out var signature) ? signature : null;
 
     /// <summary>Each operation's signature as a script calls it, by name (McpSignatures.json, written by the generator).</summary>
     private static readonly Lazy<Dictionary<string, string>> Signatures = new(() =>

@@ -23,31 +23,55 @@ namespace __NAMESPACE__;
 /// Discovery mode: three tools in place of one per operation. The model searches the operations, reads one's
 /// input schema, and calls it; the call answers exactly as that operation's own tool would (same checks, same
 /// errors, same limits), because it is that tool, made from the same <see cref="McpTools"/> method on first use.
+/// What depends on the selected operations (search_operations' description with the map of the API) is in
+/// <see cref="McpDiscoveryText"/>, which the generator writes with McpTools.g.cs.
 /// </summary>
 internal static class McpDiscovery
 {
     private static readonly ConcurrentDictionary<string, McpServerTool> Tools = new(StringComparer.Ordinal);
 
+    /// <summary>Code mode: an operation's signature as a script calls it, which detail "full" gives in place of its inputSchema.</summary>
+    public static Func<string, string?>? SignatureOf { get; set; }
+
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
 __SEARCH_TOOL__
-    public static string SearchOperations(string query, string? tag = null, int limit = 10)
+    public static string SearchOperations(RequestContext<CallToolRequestParams> context, string query, string? tag = null, int limit = 10, string detail = "summary")
     {
+        var full = detail == "full";
         var found = new JsonArray();
         foreach (var operation in McpSearch.Index.Search(query, tag, limit))
         {
-            found.Add(new JsonObject
-            {
-                ["name"] = operation.Name,
-                ["title"] = operation.Title,
-                ["method"] = operation.Method,
-                ["path"] = operation.Path,
-                ["tags"] = new JsonArray(operation.Tags.Select(t => (JsonNode?)JsonValue.Create(t)).ToArray()),
-                ["summary"] = operation.Summary,
-            });
+            found.Add(Hit(operation, full, context.Server));
         }
         return found.ToJsonString(Output);
+    }
+
+    /// <summary>
+    /// One search result: what names and places the operation; with detail "full", also what calling it takes, as
+    /// describe_operation gives it (its inputSchema), so that the search saves that round trip.
+    /// </summary>
+    private static JsonObject Hit(McpSearch.Operation operation, bool full, McpServer server)
+    {
+        var hit = new JsonObject
+        {
+            ["name"] = operation.Name,
+            ["title"] = operation.Title,
+            ["method"] = operation.Method,
+            ["path"] = operation.Path,
+            ["tags"] = new JsonArray(operation.Tags.Select(t => (JsonNode?)JsonValue.Create(t)).ToArray()),
+            ["summary"] = operation.Summary,
+        };
+        if (full && SignatureOf?.Invoke(operation.Name) is { } signature)
+        {
+            hit["signature"] = signature;
+        }
+        else if (full)
+        {
+            hit["inputSchema"] = InputSchema(ToolFor(operation, server).ProtocolTool);
+        }
+        return hit;
     }
 
 __DESCRIBE_TOOL__
@@ -65,7 +89,7 @@ __DESCRIBE_TOOL__
             ["method"] = operation.Method,
             ["path"] = operation.Path,
             ["description"] = tool.Description,
-            ["inputSchema"] = JsonNode.Parse(tool.InputSchema.GetRawText()),
+            ["inputSchema"] = InputSchema(tool),
             ["annotations"] = JsonSerializer.SerializeToNode(tool.Annotations, McpJsonUtilities.DefaultOptions),
         }.ToJsonString(Output);
     }
@@ -126,6 +150,9 @@ __CALL_TOOL__
             };
         }
     }
+
+    /// <summary>The input schema an operation's tool publishes: what call_operation checks its arguments against.</summary>
+    private static JsonNode? InputSchema(global::ModelContextProtocol.Protocol.Tool tool) => JsonNode.Parse(tool.InputSchema.GetRawText());
 
     /// <summary>The tool of an operation, made as the operations-mode server makes it, once.</summary>
     private static McpServerTool ToolFor(McpSearch.Operation operation, McpServer server) => Tools.GetOrAdd(operation.Name, _ =>
