@@ -12,11 +12,14 @@ test('the generated example project matches the golden files (npm run golden:upd
   }
   assert.deepEqual(generated.map((f) => f.path), [
     'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
-    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
+    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpToolCatalog.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });
 
-/** What differs from the default project in each variant; everything else, the client and McpTools.g.cs included, is byte for byte the same. */
+/**
+ * What differs from the default project in each variant; everything else, the client and McpTools.g.cs included, is byte for
+ * byte the same, and only discovery and code mode leave a file out: McpToolCatalog.cs, which serves operations mode's tools.
+ */
 const VARIANT_FILES: Record<GoldenVariant, string[]> = {
   discovery: ['McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
   code: ['McpCode.cs', 'McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpScriptProcess.cs', 'McpScriptRunner.cs', 'McpScriptSandbox.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'McpSignatures.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
@@ -31,6 +34,8 @@ for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {
     assert.deepEqual(generated.map((f) => f.path).sort(), onDisk.map((f) => f.path));
     for (const file of generated) assert.equal(file.content, onDisk.find((f) => f.path === file.path)?.content, `${file.path} differs from its golden file`);
     assert.deepEqual(onDisk.map((f) => f.path), VARIANT_FILES[variant]);
+    const paths = (await goldenProject(GOLDEN_VARIANTS[variant].options)).map((f) => f.path);
+    assert.deepEqual((await goldenProject()).map((f) => f.path).filter((path) => !paths.includes(path)), variant === 'discovery' || variant === 'code' ? ['McpToolCatalog.cs'] : []);
   });
 }
 

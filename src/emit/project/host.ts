@@ -1,6 +1,6 @@
 import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
-import { emitToolSupport } from '../tools/tool-support.js';
+import { emitToolCatalog, emitToolSupport } from '../tools/tool-support.js';
 import { emitHttpAccess } from '../http/access.js';
 import { AUTH_PACKAGES, emitAuthorization } from '../http/authorization.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
@@ -36,7 +36,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
-    ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : []),
+    ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),

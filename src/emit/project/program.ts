@@ -140,31 +140,54 @@ export function emitProgram(options: HostOptions): string {
   w.line('    });');
   w.line('});');
   w.line();
+  // Discovery and code mode publish a few fixed tools; operations mode one per operation, made on first call.
+  const discovery = options.mode !== 'operations';
+  const serverInfo = `new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} }`;
   w.line('builder.Services');
-  w.line(`    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} })`);
+  if (discovery) {
+    w.line(`    .AddMcpServer(options => options.ServerInfo = ${serverInfo})`);
+  } else {
+    w.line('    .AddMcpServer(options =>');
+    w.line('    {');
+    w.line(`        options.ServerInfo = ${serverInfo};`);
+    w.line('        // The SDK\'s own tool collection stays empty, McpToolCatalog has the tools: with a collection, the server');
+    w.line('        // announces its tools (listChanged) and the SDK calls the tool McpToolCatalog.FindTool matches.');
+    w.line('        options.ToolCollection = [];');
+    w.line('    })');
+  }
   if (http) w.line('    // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.');
   w.line(http ? '    .WithHttpTransport(options => options.Stateless = true)' : '    .WithStdioServerTransport()');
-  w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
-  if (options.mode === 'discovery') {
-    w.line('    // Discovery mode: three tools that search the operations, describe one and call it.');
-    w.line(`    .WithTools([typeof(Tools.McpDiscovery)], Client.${FIXED_NAMES.json}.Options)`);
-  } else if (options.mode === 'code') {
-    w.line('    // Code mode: search the operations, describe one, and run a script that calls them.');
-    w.line(`    .WithTools([typeof(Tools.McpDiscovery), typeof(Tools.McpCode)], Client.${FIXED_NAMES.json}.Options)`);
+  if (discovery) {
+    w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
+    if (options.mode === 'code') {
+      w.line('    // Code mode: search the operations, describe one, and run a script that calls them.');
+      w.line(`    .WithTools([typeof(Tools.McpDiscovery), typeof(Tools.McpCode)], Client.${FIXED_NAMES.json}.Options)`);
+    } else {
+      w.line('    // Discovery mode: three tools that search the operations, describe one and call it.');
+      w.line(`    .WithTools([typeof(Tools.McpDiscovery)], Client.${FIXED_NAMES.json}.Options)`);
+    }
+    w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;');
+    w.line('    // tools/list comes in pages, so that a client can list any number of tools.');
+    w.line('    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))');
   } else {
-    w.line(`    .WithToolsFromAssembly(typeof(Tools.${FIXED_NAMES.tools}).Assembly, Client.${FIXED_NAMES.json}.Options)`);
+    w.line('    // One tool per operation. tools/list comes in pages read from the tools\' attributes, so that a client can list any');
+    w.line('    // number of tools; a tool is made from its McpTools method on its first call, so that a big API starts at once.');
+    w.line('    .WithListToolsHandler(Tools.McpToolCatalog.ListTools)');
+    w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
+    w.line('    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolCatalog.FindTool).AddCallToolFilter(Tools.McpToolSupport.CheckCalls))');
   }
-  w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;');
-  w.line('    // tools/list comes in pages, so that a client can list any number of tools.');
-  w.line(`    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))`);
   w.line(`    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));`);
   w.line();
   w.line('var app = builder.Build();');
-  w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
-  w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
-  if (options.mode !== 'operations') {
+  if (discovery) {
+    w.line('// The tools publish the input schemas the generator wrote from the spec, constraints and all.');
+    w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
     w.line('// A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).');
     w.line('Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());');
+  } else {
+    w.line('// The tools of McpTools, with the input schemas the generator wrote from the spec, constraints and all; arguments are');
+    w.line('// read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
+    w.line('Tools.McpToolCatalog.Load(app.Services);');
   }
   if (http) {
     w.line();

@@ -10,3 +10,8 @@ export function emitToolSupport(namespace: string, clientNamespace: string, sour
     template('McpToolSupport', 'McpToolSupport.cs', namespace, source, clientNamespace),
   ];
 }
+
+/** Operations mode's tools: tools/list read from the tools' attributes, each tool made on its first call. */
+export function emitToolCatalog(namespace: string, clientNamespace: string, source: string): GeneratedFile {
+  return template('McpToolCatalog', 'McpToolCatalog.cs', namespace, source, clientNamespace);
+}

@@ -106,19 +106,26 @@ builder.Services.ConfigureHttpClientDefaults(http =>
 });
 
 builder.Services
-    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
+    .AddMcpServer(options =>
+    {
+        options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" };
+        // The SDK's own tool collection stays empty, McpToolCatalog has the tools: with a collection, the server
+        // announces its tools (listChanged) and the SDK calls the tool McpToolCatalog.FindTool matches.
+        options.ToolCollection = [];
+    })
     // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.
     .WithHttpTransport(options => options.Stateless = true)
-    // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
-    .WithToolsFromAssembly(typeof(Tools.McpTools).Assembly, Client.ApiJson.Options)
-    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError;
-    // tools/list comes in pages, so that a client can list any number of tools.
-    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolSupport.CheckCalls).AddListToolsFilter(Tools.McpToolSupport.PageToolList))
+    // One tool per operation. tools/list comes in pages read from the tools' attributes, so that a client can list any
+    // number of tools; a tool is made from its McpTools method on its first call, so that a big API starts at once.
+    .WithListToolsHandler(Tools.McpToolCatalog.ListTools)
+    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolCatalog.FindTool).AddCallToolFilter(Tools.McpToolSupport.CheckCalls))
     .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));
 
 var app = builder.Build();
-// The tools publish the input schemas the generator wrote from the spec, constraints and all.
-Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());
+// The tools of McpTools, with the input schemas the generator wrote from the spec, constraints and all; arguments are
+// read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
+Tools.McpToolCatalog.Load(app.Services);
 
 // Every request's Host and Origin are checked before anything else reads it.
 app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOWED_HOSTS", "PETSTORE_ALLOWED_ORIGINS", app.Services).InvokeAsync);

@@ -16,6 +16,8 @@ using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
 using Petstore.Client;
+// The protocol's Tool, whatever the API's schemas are named.
+using Tool = ModelContextProtocol.Protocol.Tool;
 
 namespace Petstore;
 
@@ -153,24 +155,35 @@ internal static class McpToolSupport
             parameters.Cursor = null; // the whole list, which this filter pages
         }
         var all = (await next(context, cancellationToken)).Tools.OrderBy(t => t.Name, StringComparer.Ordinal).ToList();
+        return Page(all.ConvertAll(t => t.Name), i => all[i], cursor);
+    };
+
+    /// <summary>
+    /// The tools/list page <paramref name="cursor"/> asks for (the first when null), of the tools named
+    /// <paramref name="names"/> in ordinal order: <paramref name="tool"/> gives the definition of the tool at an index,
+    /// and is asked only for those the page may hold.
+    /// </summary>
+    public static ListToolsResult Page(IReadOnlyList<string> names, Func<int, Tool> tool, string? cursor)
+    {
         var start = 0;
         if (cursor is not null)
         {
             var after = AfterName(cursor) ?? throw new McpProtocolException($"Invalid cursor \"{cursor}\": use the nextCursor of the previous tools/list page.", McpErrorCode.InvalidParams);
-            while (start < all.Count && string.CompareOrdinal(all[start].Name, after) <= 0) start++;
+            while (start < names.Count && string.CompareOrdinal(names[start], after) <= 0) start++;
         }
         var page = new List<Tool>();
         var bytes = 0;
-        for (var i = start; i < all.Count && page.Count < PageSize; i++)
+        for (var i = start; i < names.Count && page.Count < PageSize; i++)
         {
-            var size = Sizes.GetValue(all[i], tool => new StrongBox<int>(JsonSerializer.SerializeToUtf8Bytes(tool, McpJsonUtilities.DefaultOptions).Length)).Value;
+            var next = tool(i);
+            var size = Sizes.GetValue(next, t => new StrongBox<int>(JsonSerializer.SerializeToUtf8Bytes(t, McpJsonUtilities.DefaultOptions).Length)).Value;
             if (page.Count > 0 && bytes + size > PageBytes) break;
-            page.Add(all[i]);
+            page.Add(next);
             bytes += size;
         }
-        var more = start + page.Count < all.Count;
+        var more = start + page.Count < names.Count;
         return new ListToolsResult { Tools = page, NextCursor = more ? Convert.ToBase64String(Encoding.UTF8.GetBytes(page[^1].Name)) : null };
-    };
+    }
 
     /// <summary>The tool name a cursor continues after, or null when it is not a cursor this server gave.</summary>
     private static string? AfterName(string cursor)
