@@ -6,8 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execSync } from 'node:child_process';
-import { buildCodeProject, resultOf, type CodeProject } from './support/code-project.js';
+import { buildCodeProject, processesOf, resultOf, type CodeProject } from './support/code-project.js';
 import { LIBRARY_KEY } from './support/library-api.js';
 
 describe('code mode sandbox (red team)', () => {
@@ -109,8 +108,7 @@ describe('code mode sandbox (red team)', () => {
   test('an interpreter process that dies under its script fails only that script; the next runs in another', async () => {
     const waiting = server.run('await new Promise(() => {});');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const runners = execSync('ps -eo pid=,args=').toString().split('\n')
-      .filter((line) => line.includes('--mcp-script-runner') && line.includes(server.dll)).map((line) => Number(line.trim().split(/\s+/)[0]));
+    const runners = processesOf(server.dll).filter((p) => p.args.includes('--mcp-script-runner')).map((p) => p.pid);
     assert.ok(runners.length >= 1, 'the interpreter processes of this server are found');
     for (const pid of runners) process.kill(pid, 'SIGKILL');
     const answer = await waiting;

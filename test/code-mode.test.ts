@@ -5,9 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { buildCodeProject, resultOf, type CodeProject } from './support/code-project.js';
+import { buildCodeProject, processesOf, resultOf, type CodeProject } from './support/code-project.js';
 
 describe('code mode: run_script against a real API', () => {
   let server: CodeProject;
@@ -148,7 +147,7 @@ describe('code mode: run_script against a real API', () => {
       assert.deepEqual(resultOf(await server.run('return (await api.get_owner({ ownerId: 3 })).name;')), 'Owner C', `after: ${code}`);
     }
     // The memory a script took was its interpreter's, never the server's.
-    const serverPid = execSync('ps -eo pid=,args=').toString().split('\n').find((line) => line.includes(server.dll) && !line.includes('--mcp-script-runner'))?.trim().split(/\s+/)[0];
+    const serverPid = processesOf(server.dll).find((p) => !p.args.includes('--mcp-script-runner'))?.pid;
     const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1]);
     assert.ok(rss > 0 && rss < 250 * 1024, `server RSS ${rss} kB`);
   });

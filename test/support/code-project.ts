@@ -3,6 +3,7 @@
  * as an MCP client starts it, and connected to the library API on 127.0.0.1 with its API key.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../../src/index.js';
@@ -58,4 +59,16 @@ export async function buildCodeProject(name: string, ...more: string[]): Promise
 export function resultOf(answer: ScriptAnswer): unknown {
   assert.equal(answer.isError, false, answer.text);
   return (JSON.parse(answer.text) as { result: unknown }).result;
+}
+
+/** The processes whose command line names `dll` (the server, and its interpreter processes), read from /proc. */
+export function processesOf(dll: string): { pid: number; args: string[] }[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+      return args.includes(dll) ? [{ pid: Number(entry), args }] : [];
+    } catch {
+      return []; // ended meanwhile
+    }
+  });
 }
