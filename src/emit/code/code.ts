@@ -15,6 +15,9 @@ export const SIGNATURES_RESOURCE = 'McpSignatures.json';
 /** Longest script run_script takes, in characters. */
 export const MAX_SCRIPT_LENGTH = 20_000;
 
+/** The default limits of one script (each a setting; see docs/code-mode.md), as the server and its README state them. */
+export const SCRIPT_LIMITS = { timeoutSeconds: 30, maxStatements: 10_000_000, maxRecursion: 200, maxMemoryMb: 128, maxCalls: 50 } as const;
+
 /** The NuGet package of the interpreter (Jint: JavaScript in .NET, no native code, with execution constraints). */
 export const CODE_PACKAGES = [{ id: 'Jint', version: '4.18.0' }] as const;
 
@@ -46,11 +49,6 @@ export function codeTools(): CodeTool[] {
   ];
 }
 
-/** The tools/list entries code mode adds (sizes it in `report`). */
-export function codeListing(): Record<string, unknown>[] {
-  return codeTools().map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: { title: tool.title } }));
-}
-
 /** The code-mode host's files: the tools, the interpreter process and its sandbox. */
 export function emitCode(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
   const fills = Object.fromEntries(codeTools().map((tool) => [tool.placeholder, [
@@ -59,7 +57,11 @@ export function emitCode(namespace: string, clientNamespace: string, source: str
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
   return [
-    template('McpCode', 'McpCode.cs', namespace, source, clientNamespace, fills),
+    template('McpCode', 'McpCode.cs', namespace, source, clientNamespace, {
+      ...fills,
+      __TIMEOUT_SECONDS__: String(SCRIPT_LIMITS.timeoutSeconds), __MAX_STATEMENTS__: String(SCRIPT_LIMITS.maxStatements), __MAX_RECURSION__: String(SCRIPT_LIMITS.maxRecursion),
+      __MAX_MEMORY_MB__: String(SCRIPT_LIMITS.maxMemoryMb), __MAX_CALLS__: String(SCRIPT_LIMITS.maxCalls),
+    }),
     template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace),
     template('McpScriptRunner', 'McpScriptRunner.cs', namespace, source, clientNamespace),
     template('McpScriptSandbox', 'McpScriptSandbox.cs', namespace, source, clientNamespace),

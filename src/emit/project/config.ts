@@ -1,3 +1,4 @@
+import { SCRIPT_LIMITS } from '../code/code.js';
 import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
@@ -117,11 +118,11 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   }
   if (code) {
     rows.push(
-      [env.scriptTimeout, '30', 'wall time of one run_script script, in seconds'],
-      [env.scriptMaxStatements, '10000000', 'statements one script may run'],
-      [env.scriptMaxRecursion, '200', 'depth of nested function calls in a script'],
-      [env.scriptMaxMemory, '128', 'memory one script may allocate, in MB (its interpreter process also has a hard heap limit of this plus 96 MB)'],
-      [env.scriptMaxCalls, '50', 'API calls one script may make (so also at most this many at once); the next ends the script'],
+      [env.scriptTimeout, String(SCRIPT_LIMITS.timeoutSeconds), 'wall time of one run_script script, in seconds'],
+      [env.scriptMaxStatements, String(SCRIPT_LIMITS.maxStatements), 'statements one script may run'],
+      [env.scriptMaxRecursion, String(SCRIPT_LIMITS.maxRecursion), 'depth of nested function calls in a script'],
+      [env.scriptMaxMemory, String(SCRIPT_LIMITS.maxMemoryMb), 'memory one script may allocate, in MB (its interpreter process also has a hard heap limit of this plus 96 MB)'],
+      [env.scriptMaxCalls, String(SCRIPT_LIMITS.maxCalls), 'API calls one script may make (so also at most this many at once); the next ends the script'],
     );
   }
   if (location?.http?.oauth) {

@@ -236,11 +236,12 @@ export function emitProgram(options: HostOptions): string {
 
 /** Code mode: the limits of one script, from the settings. */
 function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
-  w.line(`if (!TryReadNumber(${stringLiteral(env.scriptTimeout)}, 30, 1, 3600, out var scriptSeconds)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxStatements)}, 10_000_000, 1000, 2_000_000_000, out var scriptStatements)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxRecursion)}, 200, 10, 10_000, out var scriptRecursion)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxMemory)}, 128, 16, 16_384, out var scriptMemory)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxCalls)}, 50, 1, 10_000, out var scriptCalls))`);
+  w.line('var scriptDefaults = new Tools.McpScriptLimits();');
+  w.line(`if (!TryReadNumber(${stringLiteral(env.scriptTimeout)}, scriptDefaults.TimeoutSeconds, 1, 3600, out var scriptSeconds)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxStatements)}, scriptDefaults.MaxStatements, 1000, 2_000_000_000, out var scriptStatements)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxRecursion)}, scriptDefaults.MaxRecursion, 10, 10_000, out var scriptRecursion)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxMemory)}, scriptDefaults.MaxMemoryMb, 16, 16_384, out var scriptMemory)`);
+  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxCalls)}, scriptDefaults.MaxCalls, 1, 10_000, out var scriptCalls))`);
   w.line('{');
   w.line('    return 1;');
   w.line('}');

@@ -153,9 +153,9 @@ internal static class McpCode
     {
         var result = message["result"]!.GetValue<string>();
         var length = message["length"]!.GetValue<int>();
-        var logsText = logs.ToJsonString(Output);
-        var text = $"{{\"result\":{result},\"logs\":{logsText}}}";
-        var total = length + logsText.Length + 20;
+        var text = $"{{\"result\":{result},\"logs\":{logs.ToJsonString(Output)}}}";
+        // The answer's length had the interpreter sent the whole result, not only its first part.
+        var total = text.Length - result.Length + length;
         if (result.Length < length || text.Length > McpTools.MaxResultLength)
         {
             var cut = text.Length > McpTools.MaxResultLength ? text[..McpTools.MaxResultLength] : text;
@@ -225,7 +225,7 @@ internal static class McpCode
 internal sealed record McpScriptLimits
 {
     public double TimeoutSeconds { get; init; } = 30;
-    public double MaxStatements { get; init; } = 10_000_000;
+    public double MaxStatements { get; init; } = 10000000;
     public int MaxRecursion { get; init; } = 200;
     public double MaxMemoryMb { get; init; } = 128;
     public int MaxCalls { get; init; } = 50;

@@ -79,7 +79,7 @@ internal static partial class McpScriptRunner
         }
         catch (Exception exception)
         {
-            Fail(Describe(exception, budget));
+            Fail(Describe(exception));
         }
     }
 
@@ -100,7 +100,7 @@ internal static partial class McpScriptRunner
     }
 
     /// <summary>What stopped a script, in the words of the limit it hit, or its error and the line it came from.</summary>
-    private static string Describe(Exception exception, Budget budget) => exception switch
+    private static string Describe(Exception exception) => exception switch
     {
         MemoryLimitExceededException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
         RecursionDepthOverflowException => "it nested calls deeper than the limit allows (SCRIPT_MAX_RECURSION)",
@@ -109,7 +109,7 @@ internal static partial class McpScriptRunner
         InsufficientExecutionStackException => "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)",
         JavaScriptException js => Located(ErrorText(js.Error), js.Location.Start.Line),
         Acornima.ParseErrorException parse => Located("SyntaxError: " + parse.Description, parse.LineNumber),
-        _ => budget.Stopped ?? exception.Message,
+        _ => exception.Message,
     };
 
     /// <summary>The text of a thrown value: an Error's "Name: message", anything else as String() gives it.</summary>
@@ -143,8 +143,6 @@ internal static partial class McpScriptRunner
         private long _statements;
 
         public int Calls { get; } = calls;
-
-        public string? Stopped { get; private set; }
 
         public override void Check()
         {

@@ -58,11 +58,12 @@ if (string.IsNullOrWhiteSpace(userAgent)) userAgent = "Petstore/1.0.0 openapi-mc
 Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
-if (!TryReadNumber("PETSTORE_SCRIPT_TIMEOUT_SECONDS", 30, 1, 3600, out var scriptSeconds)
-    || !TryReadNumber("PETSTORE_SCRIPT_MAX_STATEMENTS", 10_000_000, 1000, 2_000_000_000, out var scriptStatements)
-    || !TryReadNumber("PETSTORE_SCRIPT_MAX_RECURSION", 200, 10, 10_000, out var scriptRecursion)
-    || !TryReadNumber("PETSTORE_SCRIPT_MAX_MEMORY_MB", 128, 16, 16_384, out var scriptMemory)
-    || !TryReadNumber("PETSTORE_SCRIPT_MAX_CALLS", 50, 1, 10_000, out var scriptCalls))
+var scriptDefaults = new Tools.McpScriptLimits();
+if (!TryReadNumber("PETSTORE_SCRIPT_TIMEOUT_SECONDS", scriptDefaults.TimeoutSeconds, 1, 3600, out var scriptSeconds)
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_STATEMENTS", scriptDefaults.MaxStatements, 1000, 2_000_000_000, out var scriptStatements)
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_RECURSION", scriptDefaults.MaxRecursion, 10, 10_000, out var scriptRecursion)
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_MEMORY_MB", scriptDefaults.MaxMemoryMb, 16, 16_384, out var scriptMemory)
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_CALLS", scriptDefaults.MaxCalls, 1, 10_000, out var scriptCalls))
 {
     return 1;
 }

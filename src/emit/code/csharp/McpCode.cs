@@ -145,9 +145,9 @@ __RUN_TOOL__
     {
         var result = message["result"]!.GetValue<string>();
         var length = message["length"]!.GetValue<int>();
-        var logsText = logs.ToJsonString(Output);
-        var text = $"{{\"result\":{result},\"logs\":{logsText}}}";
-        var total = length + logsText.Length + 20;
+        var text = $"{{\"result\":{result},\"logs\":{logs.ToJsonString(Output)}}}";
+        // The answer's length had the interpreter sent the whole result, not only its first part.
+        var total = text.Length - result.Length + length;
         if (result.Length < length || text.Length > McpTools.MaxResultLength)
         {
             var cut = text.Length > McpTools.MaxResultLength ? text[..McpTools.MaxResultLength] : text;
@@ -216,9 +216,9 @@ __RUN_TOOL__
 /// <summary>The limits of one script (see README: SCRIPT_* settings).</summary>
 internal sealed record McpScriptLimits
 {
-    public double TimeoutSeconds { get; init; } = 30;
-    public double MaxStatements { get; init; } = 10_000_000;
-    public int MaxRecursion { get; init; } = 200;
-    public double MaxMemoryMb { get; init; } = 128;
-    public int MaxCalls { get; init; } = 50;
+    public double TimeoutSeconds { get; init; } = __TIMEOUT_SECONDS__;
+    public double MaxStatements { get; init; } = __MAX_STATEMENTS__;
+    public int MaxRecursion { get; init; } = __MAX_RECURSION__;
+    public double MaxMemoryMb { get; init; } = __MAX_MEMORY_MB__;
+    public int MaxCalls { get; init; } = __MAX_CALLS__;
 }
