@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { buildCodeProject, processesOf, resultOf, type CodeProject } from './support/code-project.js';
 import { LIBRARY_KEY } from './support/library-api.js';
 
@@ -69,6 +70,16 @@ describe('code mode sandbox (red team)', () => {
       for (const key of Object.getOwnPropertyNames(globalThis)) { try { const v = String(globalThis[key]); if (v.includes('SANDBOX_') || v.includes('library-SENTINEL')) found.push(key); } catch {} }
       return found;`);
     assert.deepEqual(resultOf(answer), []);
+    // The interpreter processes themselves: their environment holds no setting and no secret of the server's.
+    const serverProcess = processesOf(server.dll).find((p) => !p.args.includes('--mcp-script-runner'));
+    const runners = processesOf(server.dll).filter((p) => p.args.includes('--mcp-script-runner'));
+    assert.ok(serverProcess && runners.length >= 1);
+    assert.match(readFileSync(`/proc/${serverProcess.pid}/environ`, 'utf8'), /SANDBOX_API_KEY=library-SENTINEL/, 'the server itself has the key');
+    for (const runner of runners) {
+      const environment = readFileSync(`/proc/${runner.pid}/environ`, 'utf8');
+      assert.doesNotMatch(environment, /SANDBOX_|library-SENTINEL/);
+      assert.deepEqual(environment.split('\0').filter((v) => v !== '').map((v) => v.split('=')[0]).filter((name) => !/^DOTNET_/.test(name ?? '')), []);
+    }
   });
 
   test('the API key never reaches a script, its result or its logs, even from an API that echoes it', async () => {
