@@ -2,10 +2,12 @@
  * `npm run corpus -- [options]`: the real-world sweeps over ../shared/corpus/dev-specs.txt.
  * Without `--runtime`, the compile sweep (scripts/corpus-compile.ts: generate and compile every spec);
  * with `--runtime`, the runtime sweep (scripts/runtime.ts: call every tool of a sample against a
- * validating mock of its API).
+ * validating mock of its API); with `--names`, the naming sweep (scripts/corpus-names.ts: plan the tool
+ * names of every spec and count those that do not say what a tool does).
  */
 import { compileSweep } from './corpus-compile.js';
+import { namesSweep } from './corpus-names.js';
 import { runtimeSweep } from './runtime.js';
 
 const argv = process.argv.slice(2);
-await (argv.includes('--runtime') ? runtimeSweep(argv) : compileSweep(argv));
+await (argv.includes('--runtime') ? runtimeSweep(argv) : argv.includes('--names') ? namesSweep(argv) : compileSweep(argv));

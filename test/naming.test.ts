@@ -68,10 +68,11 @@ test('POST to one thing its summary or operationId says it updates is an update;
   );
 });
 
-test('collisions are resolved deterministically: version, then item parameter, then a number', () => {
+test('collisions are resolved deterministically: version, then item parameter, format, tag, then a number', () => {
   assert.deepEqual(toolNames(['get', '/v1/pets'], ['get', '/v2/pets']), ['list_pets', 'list_pets_v2']);
   assert.deepEqual(toolNames(['get', '/pets/{id}'], ['get', '/pet/{name}']), ['get_pet', 'get_pet_by_name']);
-  assert.deepEqual(toolNames(['get', '/pets'], ['get', '/pets.json'], ['get', '/pets.xml']), ['list_pets', 'list_pets_2', 'list_pets_3']);
+  assert.deepEqual(toolNames(['get', '/pets'], ['get', '/pets.json'], ['get', '/pets.xml']), ['list_pets', 'list_pets_json', 'list_pets_xml']);
+  assert.deepEqual(toolNames(['get', '/jobs'], ['get', '/jobs/']), ['list_jobs', 'list_jobs_2'], 'nothing tells these apart');
   const again = toolNames(['get', '/v1/pets'], ['get', '/v2/pets']);
   assert.deepEqual(again, ['list_pets', 'list_pets_v2']);
 });
@@ -155,4 +156,47 @@ test('titles: the summary when it is one short line (without its final period), 
   ]);
   const plan = planNames(m);
   assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.title), ['Get a pet by id', 'List pets', 'Create pet', 'Delete pet']);
+});
+
+test('OData segments: $count counts what it follows, $ref and $value name what they reference', () => {
+  assert.deepEqual(
+    toolNames(['get', '/users'], ['get', '/users/$count'], ['get', '/groups/{id}/members/$ref'], ['post', '/groups/{id}/members/$ref'], ['delete', '/groups/{id}/members/{member-id}/$ref'], ['get', '/users/{id}/photo/$value'], ['get', '/groups/{id}/members/microsoft.graph.user/$count']),
+    ['list_users', 'count_users', 'list_group_members_ref', 'create_group_member_ref', 'delete_group_member_ref', 'get_user_photo_value', 'count_group_members_user'],
+  );
+});
+
+test('a long segment keeps its last words, not its first, and siblings stay apart without counters', () => {
+  const long = '/deviceManagement/userExperienceAnalyticsAppHealthApplicationPerformanceByAppVersion';
+  const names = toolNames(['get', `${long}/$count`], ['get', '/deviceManagement/userExperienceAnalyticsAppHealthDevicePerformance/$count'], ['get', long]);
+  assert.deepEqual(names, ['count_application_performance_by_app_version', 'count_analytics_app_health_device_performance', 'get_application_performance_by_app_version']);
+});
+
+test('API groups named by domain, Kubernetes versions, RPC methods, Express parameters and operations named in the template', () => {
+  assert.deepEqual(
+    toolNames(['get', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations'], ['get', '/apis/admissionregistration.k8s.io/v1beta1/mutatingwebhookconfigurations'], ['post', '/apis/rbac.authorization.k8s.io/v1/clusterroles']),
+    ['list_mutatingwebhookconfigurations', 'list_mutatingwebhookconfigurations_v1beta1', 'create_rbac_authorization_clusterrole'],
+  );
+  assert.deepEqual(toolNames(['get', '/apis/admissionregistration.k8s.io/'], ['get', '/api/v1/namespaces']), ['get_api_admissionregistration', 'list_api_namespaces']);
+  assert.deepEqual(toolNames(['get', '/artist.albums.get'], ['get', '/artist.tracks.get'], ['get', '/me/microsoft.graph.sendMail']), ['get_artist_albums', 'get_artist_tracks', 'send_mail_me']);
+  assert.deepEqual(toolNames(['delete', '/logs/{appId}/drains/:idOrUrl'], ['get', '/logs/{appId}/drains/:idOrUrl']), ['delete_log_drain', 'get_log_drain']);
+  assert.deepEqual(
+    toolNames(['post', '/voice-connectors'], ['post', '/voice-connectors/{id}#operation=associate-phone-numbers']),
+    ['create_voice_connector', 'associate_phone_numbers_voice_connector'],
+  );
+});
+
+test('operationIds lose their hash-like pieces and keep versions whole; a tag or a format tells operations apart before a counter', () => {
+  const m = model([
+    op('post', '/#X-Amz-Target=S3.ListObjectsV2', { operationId: 'ListObjectsV2' }),
+    op('get', '/#X-Amz-Target=Graph.GetCount', { operationId: 'Get.Count.multiValueExtendedProperties-e7d5' }),
+    op('post', '/products', { id: 'catalog', tags: ['Catalog'] }),
+    op('post', '/products', { id: 'stock', tags: ['Warehouse stock'] }),
+    op('get', '/ip/{ipv4}'),
+    op('get', '/ip.txt'),
+    op('get', '/ip/{ipv4}.txt'),
+  ]);
+  const plan = planNames(m);
+  assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.toolName), [
+    'list_objects_v2', 'get_count_multi_value_extended_properties', 'create_product', 'create_product_warehouse_stock', 'get_ip', 'get_ip_txt', 'get_ip_by_ipv_4_txt',
+  ]);
 });

@@ -1,7 +1,8 @@
 import type { ApiModel, ObjectType, Operation, TypeOrigin } from '../model/types.js';
 import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
-import { commonPrefixLength, singular, toolNameParts } from './tool-names.js';
-import { chooseToolName } from './tool-name-choice.js';
+import { singular, toolNameParts } from './tool-names.js';
+import { commonPrefixLength } from './path-tokens.js';
+import { chooseToolNames } from './tool-name-choice.js';
 
 /** Names of the types and members the generator itself declares. */
 export const FIXED_NAMES = {
@@ -106,8 +107,9 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
   const result = new Map<string, OperationNames>();
   // Names the spec's author chose (x-mcp) are taken first.
   for (const op of list) if (op.mcp?.name) toolNames.add(op.mcp.name);
+  const chosenNames = chooseToolNames(list.filter((op) => op.mcp?.name === undefined), prefix, toolNames);
   for (const op of list) {
-    const chosen = op.mcp?.name === undefined ? chooseToolName(op, prefix, toolNames) : undefined;
+    const chosen = chosenNames.get(op.id);
     const parts = chosen?.parts ?? toolNameParts(op, prefix);
     const toolName = op.mcp?.name ?? chosen?.name ?? '';
     const nameWords = toolName.split('_');

@@ -1,64 +1,12 @@
 import pluralize from 'pluralize';
 import type { HttpMethod, Operation } from '../model/types.js';
 import { asciiWords, memoised } from './identifiers.js';
+import { tokenize, type Token } from './path-tokens.js';
 
 /** Tool names should stay this short: clients prefix them with the server name. */
 export const PREFERRED_TOOL_NAME_LENGTH = 48;
 /** Anthropic and OpenAI clients reject longer names. */
 export const MAX_TOOL_NAME_LENGTH = 64;
-
-type Token =
-  | { kind: 'static'; words: readonly string[] }
-  | { kind: 'param'; name: string }
-  | { kind: 'action'; words: readonly string[] };
-
-const VERSION = /^v\d+([._]\d+)*$|^\d+(\.\d+)+$|^\d{4}-\d{2}-\d{2}$/i;
-
-/** Splits a path into static words, parameters and `:action` suffixes. */
-export function tokenize(path: string): Token[] {
-  const tokens: Token[] = [];
-  for (const segment of path.split('/')) if (segment !== '') tokens.push(...segmentTokens(segment));
-  return tokens;
-}
-
-/** The tokens of one path segment; segments recur across paths (`repos`, `{owner}`), so memoised. */
-const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, segment, (text) => {
-  const tokens: Token[] = [];
-  // An OData operation qualified by its namespace (`microsoft.graph.sendMail`, `microsoft.graph.delta()`) is an action.
-  const qualified = QUALIFIED.exec(text);
-  if (qualified) return [...paramTokens(text), { kind: 'action', words: asciiWords(qualified[1] ?? '') }];
-  const [main = '', ...actions] = text.split(':');
-  const staticText = main.replace(/\{[^}]*\}/g, ' ').replace(/\.(json|xml|yaml|txt)$/i, '');
-  const staticWords = VERSION.test(staticText.trim()) ? [] : asciiWords(staticText);
-  if (staticWords.length > 0) tokens.push({ kind: 'static', words: staticWords });
-  tokens.push(...paramTokens(main));
-  for (const action of actions) {
-    const actionWords = asciiWords(action.replace(/\{[^}]*\}/g, ' '));
-    if (actionWords.length > 0) tokens.push({ kind: 'action', words: actionWords });
-  }
-  return tokens;
-});
-const SEGMENTS = new Map<string, readonly Token[]>();
-const QUALIFIED = /^(?:[A-Za-z]\w*\.){2,}([A-Za-z]\w*)(?:\(.*\))?$/;
-const paramTokens = (text: string): Token[] => (text.match(/\{([^}]*)\}/g) ?? []).map((param) => ({ kind: 'param', name: param.slice(1, -1) }));
-
-/**
- * Leading static segments shared by every path (`/api/v1`), each followed by another static segment
- * (so not a collection such as `/repos/{owner}`) and leaving each path a static segment after them.
- */
-export function commonPrefixLength(paths: readonly string[]): number {
-  const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
-  const first = split[0];
-  if (!first) return 0;
-  let length = 0;
-  for (; length < first.length; length++) {
-    const segment = first[length];
-    if (segment === undefined || segment.includes('{') || segment.includes(':')) break;
-    const shared = split.every((s) => s[length] === segment && !s[length + 1]?.startsWith('{') && s.slice(length + 1).some((rest) => !rest.startsWith('{')));
-    if (!shared) break;
-  }
-  return length;
-}
 
 /** pluralize runs dozens of regular expressions per word; paths repeat their words, so memoise. */
 const SINGULAR = new Map<string, string>();
@@ -110,23 +58,40 @@ export interface ToolNameParts {
 
 /**
  * The words of a tool name from method and path (SPEC 4.3): `GET /pets/{id}` → get pet,
- * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order.
+ * `GET /owners/{id}/pets` → list owner pets, `POST /orders/{id}/cancel` → cancel order. OData's
+ * `$count` counts what it follows (`GET /users/$count` → count users); `$ref` and `$value` name what
+ * they reference (`POST /groups/{id}/members/$ref` → create group member ref).
  */
-export function toolNameParts(op: Pick<Operation, 'method' | 'requestPath' | 'summary' | 'operationId'>, prefixLength: number): ToolNameParts {
-  const { method, requestPath: path } = op;
-  const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
-  const tokens = tokenize(path.replace(/^\/+/, '').slice(skipped.length));
-  const action = tokens.findLast((t) => t.kind === 'action');
+export function toolNameParts(op: Pick<Operation, 'method' | 'path' | 'requestPath' | 'summary' | 'operationId'>, prefixLength: number): ToolNameParts {
+  const skipped = op.requestPath.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
+  const tokens = tokenize(op.requestPath.replace(/^\/+/, '').slice(skipped.length));
+  const last = tokens[tokens.length - 1];
+  if (last?.kind !== 'odata') return partsOf(op, tokens, queryAction(op.path.slice(op.requestPath.length)));
+  const parts = partsOf(op, tokens.slice(0, -1), undefined);
+  if (last.word !== 'count') return { ...parts, target: [...parts.target, last.word] };
+  // What is counted: the collection, or the type a cast selects from it (`members/microsoft.graph.user/$count`).
+  const counted = tokens.findLast((t) => t.kind === 'static');
+  const target = tokens[tokens.length - 2]?.kind === 'action' ? [...parts.target, ...parts.verb] : counted?.kind === 'static' ? counted.words : parts.target;
+  return { verb: ['count'], parents: parts.parents, target };
+}
+
+function partsOf(op: Pick<Operation, 'method' | 'summary' | 'operationId'>, tokens: readonly Token[], fixedAction: readonly string[] | undefined): ToolNameParts {
+  const { method } = op;
+  const actionToken = tokens.findLast((t) => t.kind === 'action');
   const statics: { words: readonly string[]; item: boolean }[] = [];
   tokens.forEach((token, index) => {
     if (token.kind === 'static') statics.push({ words: token.words, item: tokens[index + 1]?.kind === 'param' });
   });
-  const last = tokens[tokens.length - 1];
-  const isItem = last?.kind === 'param';
+  const isItem = tokens[tokens.length - 1]?.kind === 'param';
+  // An RPC method named in one segment (`/artist.albums.get`): its namespace is what it acts on.
+  if (actionToken?.kind === 'action' && actionToken.namespace && statics.length === 0 && actionToken.words.length === 1) {
+    return { verb: actionToken.words, parents: [], target: actionToken.namespace };
+  }
   const target = statics.pop();
   const parents = statics.map((s) => singular(s.words));
+  const action = actionToken?.kind === 'action' ? actionToken.words : fixedAction;
   if (action) {
-    return { verb: action.words, parents, target: target ? (target.item ? singular(target.words) : target.words) : [] };
+    return { verb: action, parents, target: target ? (target.item ? singular(target.words) : target.words) : [] };
   }
   if (!target) return { verb: [VERBS[method]], parents: [], target: isItem ? ['item'] : ['root'] };
   if (method === 'post' && !isItem && ACTION_WORDS.has(target.words[target.words.length - 1] ?? '')) {
@@ -139,16 +104,55 @@ export function toolNameParts(op: Pick<Operation, 'method' | 'requestPath' | 'su
   return { verb: [verb], parents, target: target.words };
 }
 
-/** Joins the parts into a snake_case name, dropping outer parents until it fits `max` (the preferred length). */
-export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): string {
-  const parents = [...parts.parents];
-  const join = (): string => [...parts.verb, ...parents.flat(), ...parts.target].join('_');
+/** The operation a template's fixed query or fragment names (`/voice-connectors/{id}#operation=associate-phone-numbers`). */
+function queryAction(rest: string): readonly string[] | undefined {
+  const value = /(?:^|[?#&])(?:operation|op|action)=([^&#{}]+)/i.exec(rest)?.[1];
+  const found = value === undefined ? [] : asciiWords(value);
+  return found.length > 0 ? found : undefined;
+}
+
+/**
+ * Joins the parts into a snake_case name that fits `max` (the preferred length): outer parents are
+ * dropped first, then the first words of a long target (`user_experience_analytics_…_by_app_version`
+ * keeps `…_performance_by_app_version`). `keep` holds parents that must stay, `suffix` words to end with,
+ * `maxDropped` how many of the target's first words may go. Undefined when nothing fits.
+ */
+export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH, keep: ReadonlySet<number> = NONE, suffix: readonly string[] = [], maxDropped = Infinity): string | undefined {
+  const parents = parts.parents.map((words, index) => ({ words, index }));
+  const droppable = Math.min(maxDropped, Math.max(parts.target.length - MIN_TARGET_WORDS, 0));
+  let from = 0;
+  const join = (): string => [...parts.verb, ...parents.flatMap((p) => p.words), ...parts.target.slice(from), ...suffix].join('_');
   let name = join();
-  while (name.length > max && parents.length > 0) {
-    parents.shift();
+  for (let i = 0; name.length > max && i < parents.length;) {
+    if (keep.has(parents[i]?.index ?? -1)) i++;
+    else {
+      parents.splice(i, 1);
+      name = join();
+    }
+  }
+  while (name.length > max && from < droppable) {
+    from++;
     name = join();
   }
-  return truncateName(name, max);
+  return name.length <= max ? name : undefined;
+}
+const NONE: ReadonlySet<number> = new Set();
+/** A target is never cut below its last two words (`app_version` says more than `version`). */
+const MIN_TARGET_WORDS = 2;
+
+/** How many of the innermost parents a name of `max` characters keeps (as `joinToolName` drops them). */
+export function parentsKept(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): number {
+  let kept = parts.parents.length;
+  while (kept > 0 && [...parts.verb, ...parts.parents.slice(parts.parents.length - kept).flat(), ...parts.target].join('_').length > max) kept--;
+  return kept;
+}
+
+/** How many of the target's first words a name of `max` characters leaves out. */
+export function targetWordsDropped(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): number {
+  for (let from = 0; from <= Math.max(parts.target.length - MIN_TARGET_WORDS, 0); from++) {
+    if ([...parts.verb, ...parts.target.slice(from)].join('_').length <= max) return from;
+  }
+  return Math.max(parts.target.length - MIN_TARGET_WORDS, 0);
 }
 
 /** Cuts a name to `max` characters at a word boundary where possible. */
