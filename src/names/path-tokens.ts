@@ -24,8 +24,10 @@ const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, 
   const odata = /^\$(count|ref|value)$/.exec(text)?.[1];
   if (odata === 'count' || odata === 'ref' || odata === 'value') return [{ kind: 'odata', word: odata }];
   // A domain names an API group (Kubernetes' `admissionregistration.k8s.io`): its words before the registered domain.
-  const domain = DOMAIN.exec(text);
-  if (domain) return [{ kind: 'static', words: asciiWords((domain[1] ?? '').split('.').slice(0, -2).join(' ') || (domain[1] ?? '').split('.')[0] || '') }];
+  if (DOMAIN.test(text)) {
+    const labels = text.split('.');
+    return [{ kind: 'static', words: asciiWords((labels.length > 2 ? labels.slice(0, -2) : labels.slice(0, 1)).join(' ')) }];
+  }
   // An operation qualified by its namespace is an action: OData's `microsoft.graph.sendMail` and `microsoft.graph.delta()`,
   // and RPC's `artist.albums.get`, whose namespace names what it acts on.
   const qualified = QUALIFIED.exec(text);
@@ -47,7 +49,7 @@ const segmentTokens = (segment: string): readonly Token[] => memoised(SEGMENTS, 
 });
 const SEGMENTS = new Map<string, readonly Token[]>();
 const QUALIFIED = /^(?:[A-Za-z]\w*\.){2,}([A-Za-z]\w*)(?:\(.*\))?$/;
-const DOMAIN = /^((?:[a-z][a-z0-9-]*\.)+(?:io|com|org|net|dev|gov|edu))$/;
+const DOMAIN = /^(?:[a-z][a-z0-9-]*\.)+(?:io|com|org|net|dev|gov|edu)$/;
 const paramTokens = (text: string): Token[] => (text.match(/\{([^}]*)\}/g) ?? []).map((param) => ({ kind: 'param', name: param.slice(1, -1) }));
 
 /** The format a path's last segment asks for (`/ip.txt` → txt), which tells `/ip` and `/ip.txt` apart. */

@@ -41,8 +41,7 @@ function chooseToolName(op: Operation, prefixLength: number, taken: Set<string>)
  * (`GetCount-e7d5`) are left out, and a version stays one word (`ListObjectsV2` → list_objects_v2).
  */
 function readableName(operationId: string): string {
-  const pieces = operationId.split(/[^A-Za-z0-9]+/).filter((p) => !/^(?=.*\d)[0-9a-f]{3,}$/i.test(p));
-  const parts = asciiWords(pieces.join(' ')).reduce<string[]>((joined, w) => {
+  const parts = operationIdWords(operationId).reduce<string[]>((joined, w) => {
     if (/^\d+$/.test(w) && joined[joined.length - 1] === 'v') joined[joined.length - 1] = `v${w}`;
     else joined.push(w);
     return joined;
@@ -50,6 +49,11 @@ function readableName(operationId: string): string {
   const total = parts.reduce((n, w) => n + w.length, 0);
   const wordy = parts.filter((w) => w.length >= 2 && /^[a-z]+$/.test(w)).reduce((n, w) => n + w.length, 0);
   return wordy > 0 && wordy * 2 >= total ? parts.join('_') : '';
+}
+
+/** An operationId's words without its hash-like pieces (`Get.Count.multiValueExtendedProperties-e7d5`). */
+export function operationIdWords(operationId: string): readonly string[] {
+  return asciiWords(operationId.split(/[^A-Za-z0-9]+/).filter((piece) => !/^(?=.*\d)[0-9a-f]{3,}$/i.test(piece)).join(' '));
 }
 
 /** Whether the path (after the prefix every path shares) has a resource or action word. */

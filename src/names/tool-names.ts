@@ -114,46 +114,19 @@ function queryAction(rest: string): readonly string[] | undefined {
 /**
  * Joins the parts into a snake_case name that fits `max` (the preferred length): outer parents are
  * dropped first, then the first words of a long target (`user_experience_analytics_…_by_app_version`
- * keeps `…_performance_by_app_version`). `keep` holds parents that must stay, `suffix` words to end with,
- * `maxDropped` how many of the target's first words may go. Undefined when nothing fits.
+ * keeps `…_performance_by_app_version`, never fewer than its last two words). Undefined when nothing fits.
  */
-export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH, keep: ReadonlySet<number> = NONE, suffix: readonly string[] = [], maxDropped = Infinity): string | undefined {
-  const parents = parts.parents.map((words, index) => ({ words, index }));
-  const droppable = Math.min(maxDropped, Math.max(parts.target.length - MIN_TARGET_WORDS, 0));
+export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): string | undefined {
+  let parents = parts.parents;
   let from = 0;
-  const join = (): string => [...parts.verb, ...parents.flatMap((p) => p.words), ...parts.target.slice(from), ...suffix].join('_');
-  let name = join();
-  for (let i = 0; name.length > max && i < parents.length;) {
-    if (keep.has(parents[i]?.index ?? -1)) i++;
-    else {
-      parents.splice(i, 1);
-      name = join();
-    }
-  }
-  while (name.length > max && from < droppable) {
-    from++;
-    name = join();
-  }
+  const join = (): string => [...parts.verb, ...parents.flat(), ...parts.target.slice(from)].join('_');
+  while (join().length > max && parents.length > 0) parents = parents.slice(1);
+  while (join().length > max && from < parts.target.length - MIN_TARGET_WORDS) from++;
+  const name = join();
   return name.length <= max ? name : undefined;
 }
-const NONE: ReadonlySet<number> = new Set();
 /** A target is never cut below its last two words (`app_version` says more than `version`). */
 const MIN_TARGET_WORDS = 2;
-
-/** How many of the innermost parents a name of `max` characters keeps (as `joinToolName` drops them). */
-export function parentsKept(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): number {
-  let kept = parts.parents.length;
-  while (kept > 0 && [...parts.verb, ...parts.parents.slice(parts.parents.length - kept).flat(), ...parts.target].join('_').length > max) kept--;
-  return kept;
-}
-
-/** How many of the target's first words a name of `max` characters leaves out. */
-export function targetWordsDropped(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): number {
-  for (let from = 0; from <= Math.max(parts.target.length - MIN_TARGET_WORDS, 0); from++) {
-    if ([...parts.verb, ...parts.target.slice(from)].join('_').length <= max) return from;
-  }
-  return Math.max(parts.target.length - MIN_TARGET_WORDS, 0);
-}
 
 /** Cuts a name to `max` characters at a word boundary where possible. */
 export function truncateName(name: string, max: number): string {

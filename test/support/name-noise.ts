@@ -10,6 +10,7 @@ import type { Operation } from '../../src/model/types.js';
 import { asciiWords } from '../../src/names/identifiers.js';
 import { singular } from '../../src/names/tool-names.js';
 import { VERSION } from '../../src/names/path-tokens.js';
+import { operationIdWords } from '../../src/names/tool-name-choice.js';
 
 export interface NameNoise {
   readonly tools: number;
@@ -56,6 +57,6 @@ export function fragmentsOf(name: string, op: Operation): string[] {
   }
   for (const tag of op.tags) add(asciiWords(tag));
   // An operationId's words count, but not its hash-like pieces (`GetCount-e7d5` → e, 7d, 5).
-  add(asciiWords((op.operationId ?? '').split(/[^A-Za-z0-9]+/).filter((p) => !/^(?=.*\d)[0-9a-f]{3,}$/i.test(p)).join(' ')));
+  add(operationIdWords(op.operationId ?? ''));
   return name.split('_').filter((w, i, all) => w !== '' && !vocabulary.has(w) && !/^v?\d+$/.test(w) && !VERSION.test(w) && !(w === 'v' && /^\d/.test(all[i + 1] ?? '')));
 }
