@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { planNames } from '../src/names/plan.js';
 import { splitPathTemplate } from '../src/model/paths.js';
 import { identifier, words, CSHARP_KEYWORDS } from '../src/names/identifiers.js';
+import { matchNames } from '../src/names/name-matching.js';
+import { operationIdWords } from '../src/names/tool-name-choice.js';
 import type { ApiModel, HttpMethod, Operation, Parameter, ObjectType } from '../src/model/types.js';
 
 const STRING = { kind: 'primitive', type: 'string', nullable: false } as const;
@@ -199,4 +201,55 @@ test('operationIds lose their hash-like pieces and keep versions whole; a tag or
   assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.toolName), [
     'list_objects_v2', 'get_count_multi_value_extended_properties', 'create_product', 'create_product_warehouse_stock', 'get_ip', 'get_ip_txt', 'get_ip_by_ipv_4_txt',
   ]);
+});
+
+test('deep paths that share a target keep the words that tell them apart (some parents skipped or named by their last word), never a counter', () => {
+  const owners = ['/users/{user-id}', '/me', '/groups/{group-id}'];
+  const chains = ['/calendar/calendarView/{event-id}', '/calendarGroups/{calendarGroup-id}/calendars/{calendar-id}/events/{event-id}', '/events/{event-id}', '/calendarView/{event-id}'];
+  const tails = ['', '/instances/{event-id1}', '/exceptionOccurrences/{event-id1}', '/exceptionOccurrences/{event-id1}/instances/{event-id2}'];
+  const paths = owners.flatMap((o) => chains.flatMap((c) => tails.map((t) => `${o}${c}${t}/multiValueExtendedProperties/$count`)));
+  const m = model(paths.map((path) => op('get', path)));
+  const plan = planNames(m);
+  const names = m.operations.map((o) => plan.operations.get(o.id)?.toolName ?? '');
+  assert.equal(new Set(names).size, paths.length);
+  m.operations.forEach((o, i) => {
+    const name = names[i] ?? '';
+    assert.match(name, /^count_([a-z_]+_)?multi_value_extended_properties(_by_event_id)?$/, `${name} for ${o.path}`);
+    assert.ok(name.length <= 64, name);
+    // Every word is a word of the path, in the path's order; the innermost parent is named.
+    const pathWords = o.path.split(/[/{}$-]+/).flatMap((s) => words(s)).map((w) => w.replace(/s$/, ''));
+    let at = 0;
+    for (const w of name.replace(/^count_/, '').replace(/_by_event_id$/, '').split('_')) {
+      at = pathWords.indexOf(w.replace(/s$/, ''), at);
+      assert.ok(at >= 0, `${w} of ${name} is not in ${o.path} in order`);
+    }
+    const innermost = /(instance|occurrence|event|view)s?\/\{[^}]+\}\/multiValue/i.exec(o.path)?.[1]?.toLowerCase() ?? '';
+    if (!name.endsWith('_by_event_id') && i > 0) assert.ok(name.includes(`${innermost}_multi_value`), `${name} names ${innermost} for ${o.path}`);
+  });
+  // An operation's own plain name stays its own, wherever it is in the list.
+  const own = (path: string): string | undefined => names[paths.indexOf(path)];
+  assert.equal(own('/me/events/{event-id}/instances/{event-id1}/multiValueExtendedProperties/$count'), 'count_me_event_instance_multi_value_extended_properties');
+  assert.equal(own('/groups/{group-id}/events/{event-id}/multiValueExtendedProperties/$count'), 'count_group_event_multi_value_extended_properties');
+});
+
+test('names are matched so that an operation with few fitting names is not left with a counter by one with many', () => {
+  assert.deepEqual([...matchNames([{ key: 'many', candidates: ['a', 'b'] }, { key: 'few', candidates: ['a'] }], new Set())], [['many', 'b'], ['few', 'a']]);
+  assert.deepEqual([...matchNames([{ key: 'x', candidates: ['a'] }, { key: 'y', candidates: ['a'] }], new Set())], [['x', 'a']]);
+  assert.deepEqual([...matchNames([{ key: 'x', candidates: ['a', 'b'] }], new Set(['a']))], [['x', 'b']]);
+});
+
+test("a dotted operationId's hash is left out even when it is letters only; a kebab-case word that looks like one is kept", () => {
+  assert.deepEqual(operationIdWords('users.calendarGroups.GetCount-ebdb'), ['users', 'calendar', 'groups', 'get', 'count']);
+  assert.deepEqual(operationIdWords('create-bank-feed'), ['create', 'bank', 'feed']);
+});
+
+test('where plain names are taken, a readable operationId comes before a shortened path, and a cut one is never used', () => {
+  const m = model([
+    op('get', '/shops/{s}/stores/{t}/items', { id: '1', operationId: 'ListItems' }),
+    op('get', '/shops/{s}/stores/{t}/items/', { id: '2', operationId: 'ListItemsAgain' }),
+    op('get', '/shops/{s}/stores/{t}/Items', { id: '3', operationId: 'ListLegacyItems' }),
+    op('get', '/shops/{s}/stores/{t}/ITEMS', { id: '4', operationId: 'ListItemsTheOldWayWithAnOperationIdFarTooLongToBeAToolNameWithoutCuttingIt' }),
+  ]);
+  const plan = planNames(m);
+  assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.toolName), ['list_shop_store_items', 'list_shop_store_items_by_t', 'list_legacy_items', 'list_store_items']);
 });

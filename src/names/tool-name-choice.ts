@@ -1,4 +1,6 @@
 import type { Operation } from '../model/types.js';
+import { abridgedNames } from './abridged-names.js';
+import { matchNames } from './name-matching.js';
 import { asciiWords, unique, words } from './identifiers.js';
 import { VERSION, formatOf, tokenize } from './path-tokens.js';
 import { MAX_TOOL_NAME_LENGTH, PREFERRED_TOOL_NAME_LENGTH, joinToolName, toolNameParts, truncateName, type ToolNameParts } from './tool-names.js';
@@ -8,31 +10,57 @@ export interface ChosenName {
   readonly parts: ToolNameParts;
 }
 
-/** Every operation's tool name, in the order of the list (earlier operations keep the plainer names). */
+/**
+ * Every operation's tool name, in the order of the list (earlier operations keep the plainer names).
+ * Operations whose every plain name is taken then get an abridged one (some parents skipped or named by
+ * their last word), before any counter; abridged names come second so that none takes the plain name
+ * of an operation later in the list.
+ */
 export function chooseToolNames(list: readonly Operation[], prefixLength: number, taken: Set<string>): Map<string, ChosenName> {
-  return new Map(list.map((op) => [op.id, chooseToolName(op, prefixLength, taken)]));
+  const chosen = new Map<string, ChosenName>();
+  const left: { op: Operation; parts: ToolNameParts; base: string }[] = [];
+  for (const op of list) {
+    const parts = toolNameParts(op, prefixLength);
+    const base = baseName(op, parts, prefixLength);
+    const name = firstFree(candidates(base, op, parts), taken);
+    if (name === undefined) left.push({ op, parts, base });
+    else chosen.set(op.id, { name, parts });
+  }
+  const matched = matchNames(left.map(({ op, parts, base }) => ({ key: op.id, candidates: fitting(fallbacks(base, op, parts), taken) })), taken);
+  for (const name of matched.values()) taken.add(name);
+  for (const { op, parts, base } of left) {
+    chosen.set(op.id, { name: matched.get(op.id) ?? unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_'), parts });
+  }
+  return new Map(list.map((op) => [op.id, chosen.get(op.id) as ChosenName]));
 }
 
-/**
- * An operation's tool name: from method and path (SPEC 4.3); from the operationId where the path has no
- * words of its own (`POST /#X-Amz-Target=Service.AssociateFleet`, `/`). When the name is taken, the words
- * that tell this operation apart are added (API version, the parent resources the length limit dropped,
- * the item parameter, what follows `#` or `?` in the template, the operationId); a counter only when
- * nothing tells them apart.
- */
-function chooseToolName(op: Operation, prefixLength: number, taken: Set<string>): ChosenName {
-  const parts = toolNameParts(op, prefixLength);
-  const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
-  const full = [...parts.verb, ...parts.parents.flat(), ...parts.target].join('_');
-  const base = hasWords(op.requestPath, prefixLength) || fromId === '' ? joinToolName(parts) ?? truncateName(full, PREFERRED_TOOL_NAME_LENGTH) : truncateName(fromId, MAX_TOOL_NAME_LENGTH);
-  for (const candidate of candidates(base, op, parts, fromId)) {
+function firstFree(names: Iterable<string>, taken: Set<string>): string | undefined {
+  const [name] = fitting(names, taken, 1);
+  if (name !== undefined) taken.add(name);
+  return name;
+}
+
+/** The first `limit` candidates that are free, as names (letters, digits and `_`, at most 64 characters). */
+function fitting(names: Iterable<string>, taken: ReadonlySet<string>, limit = MAX_FALLBACKS): string[] {
+  const found = new Set<string>();
+  for (const candidate of names) {
     const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
-    if (name !== '' && !taken.has(name)) {
-      taken.add(name);
-      return { name, parts };
-    }
+    if (name !== '' && !taken.has(name)) found.add(name);
+    if (found.size >= limit) break;
   }
-  return { name: unique(truncateName(base, MAX_TOOL_NAME_LENGTH - 4), taken, '_'), parts };
+  return [...found];
+}
+/** Enough choice for the deepest Graph paths, whose siblings compete for the same few names. */
+const MAX_FALLBACKS = 200;
+
+/**
+ * An operation's tool name from method and path (SPEC 4.3); from the operationId where the path has no
+ * words of its own (`POST /#X-Amz-Target=Service.AssociateFleet`, `/`).
+ */
+function baseName(op: Operation, parts: ToolNameParts, prefixLength: number): string {
+  const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
+  if (!hasWords(op.requestPath, prefixLength) && fromId !== '') return truncateName(fromId, MAX_TOOL_NAME_LENGTH);
+  return joinToolName(parts) ?? truncateName([...parts.verb, ...parts.parents.flat(), ...parts.target].join('_'), PREFERRED_TOOL_NAME_LENGTH);
 }
 
 /**
@@ -53,7 +81,10 @@ function readableName(operationId: string): string {
 
 /** An operationId's words without its hash-like pieces (`Get.Count.multiValueExtendedProperties-e7d5`). */
 export function operationIdWords(operationId: string): readonly string[] {
-  return asciiWords(operationId.split(/[^A-Za-z0-9]+/).filter((piece) => !/^(?=.*\d)[0-9a-f]{3,}$/i.test(piece)).join(' '));
+  // Graph ends its dotted operationIds with a dash and four hex digits, at times letters only
+  // (`users.GetCount-ebdb`); a kebab-case one may end in a word that looks so (`create-bank-feed`).
+  const unhashed = /^[^-]*\.[^-]*-[0-9a-f]{4}$/.test(operationId) ? operationId.slice(0, -5) : operationId;
+  return asciiWords(unhashed.split(/[^A-Za-z0-9]+/).filter((piece) => !/^(?=.*\d)[0-9a-f]{3,}$/i.test(piece)).join(' '));
 }
 
 /** Whether the path (after the prefix every path shares) has a resource or action word. */
@@ -63,14 +94,17 @@ function hasWords(path: string, prefixLength: number): boolean {
 }
 
 /** Lazily: most base names are free, and the others need the path taken apart again. */
-function* candidates(base: string, op: Operation, parts: ToolNameParts, fromId: string): Generator<string> {
+function* candidates(base: string, op: Operation, parts: ToolNameParts): Generator<string> {
   yield base;
   const version = op.requestPath.split('/').find((s) => VERSION.test(s) && /^v/i.test(s));
   if (version) yield `${base}_${version.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
   const longer = joinToolName(parts, MAX_TOOL_NAME_LENGTH);
   if (longer !== undefined && longer !== base) yield longer;
-  const lastParam = tokenize(op.requestPath).findLast((t) => t.kind === 'param');
-  const byParam = lastParam?.kind === 'param' ? `${base}_by_${words(lastParam.name).join('_')}` : undefined;
+  const params = tokenize(op.requestPath).flatMap((t) => (t.kind === 'param' ? [t.name] : []));
+  const lastParam = params[params.length - 1];
+  // `{event-id2}` beside `{event-id}` says only how deep the item is: no better than a counter.
+  const numbered = lastParam !== undefined && params.includes(lastParam.replace(/\d+$/, '')) && /\d$/.test(lastParam);
+  const byParam = lastParam !== undefined && !numbered ? `${base}_by_${words(lastParam).join('_')}` : undefined;
   // A format (`/ip/{ipv4}.txt`) is what tells an operation from its JSON sibling, so it stays in the name.
   const format = formatOf(op.requestPath);
   if (format) yield `${base}_${format}`;
@@ -78,7 +112,19 @@ function* candidates(base: string, op: Operation, parts: ToolNameParts, fromId: 
   const baseWords = new Set(base.split('_'));
   const extra = asciiWords(op.path.slice(op.requestPath.length)).filter((w) => !baseWords.has(w));
   if (extra.length > 0) yield `${base}_${extra.join('_')}`;
+}
+
+/**
+ * When every plain name is taken: the operationId when it reads as words and fits whole (Azure's
+ * `PolicyEvents_ListQueryResultsForResourceGroup`; a cut one loses its verb, which Graph puts last), the
+ * path's words with some parents skipped or shortened, then the tag's words.
+ */
+function* fallbacks(base: string, op: Operation, parts: ToolNameParts): Generator<string> {
+  const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
+  if (fromId !== '' && fromId.length <= MAX_TOOL_NAME_LENGTH) yield fromId;
+  yield* abridgedNames(parts);
+  const baseWords = new Set(base.split('_'));
   const tag = asciiWords(op.tags[0] ?? '').filter((w) => !baseWords.has(w));
-  if (tag.length > 0) yield `${base}_${tag.join('_')}`;
-  if (fromId !== '' && fromId !== base) yield fromId;
+  const tagged = [base, ...tag].join('_');
+  if (tag.length > 0 && tagged.length <= MAX_TOOL_NAME_LENGTH) yield tagged;
 }
