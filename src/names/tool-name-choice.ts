@@ -11,10 +11,10 @@ export interface ChosenName {
 }
 
 /**
- * Every operation's tool name, in the order of the list (earlier operations keep the plainer names).
- * Operations whose every plain name is taken then get an abridged one (some parents skipped or named by
- * their last word), before any counter; abridged names come second so that none takes the plain name
- * of an operation later in the list.
+ * Every operation's tool name. First each operation, in the order of the list, takes its first free plain
+ * name (earlier operations keep the plainer ones). Those left then share out their fallbacks (operationId,
+ * shortened path, tag) so that as many as possible get one; fallbacks come second so that none takes the
+ * plain name of an operation later in the list. A counter only for those left after that.
  */
 export function chooseToolNames(list: readonly Operation[], prefixLength: number, taken: Set<string>): Map<string, ChosenName> {
   const chosen = new Map<string, ChosenName>();
