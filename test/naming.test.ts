@@ -238,6 +238,29 @@ test('names are matched so that an operation with few fitting names is not left 
   assert.deepEqual([...matchNames([{ key: 'x', candidates: ['a', 'b'] }], new Set(['a']))], [['x', 'b']]);
 });
 
+test('matchNames seats as many choosers as the largest possible matching, on random small cases', () => {
+  let seed = 7;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const largest = (lists: readonly string[][], used: Set<string>, from = 0): number => {
+    if (from === lists.length) return 0;
+    let best = largest(lists, used, from + 1);
+    for (const name of lists[from] ?? []) {
+      if (used.has(name)) continue;
+      used.add(name);
+      best = Math.max(best, 1 + largest(lists, used, from + 1));
+      used.delete(name);
+    }
+    return best;
+  };
+  for (let round = 0; round < 300; round++) {
+    const lists = Array.from({ length: 2 + next(6) }, () => [...new Set(Array.from({ length: next(4) }, () => 'abcde'[next(5)] as string))]);
+    const matched = matchNames(lists.map((candidates, key) => ({ key, candidates })), new Set());
+    assert.equal(matched.size, largest(lists, new Set()), JSON.stringify(lists));
+    assert.equal(new Set(matched.values()).size, matched.size);
+    for (const [key, name] of matched) assert.ok(lists[key]?.includes(name));
+  }
+});
+
 test("a dotted operationId's hash is left out even when it is letters only; a kebab-case word that looks like one is kept", () => {
   assert.deepEqual(operationIdWords('users.calendarGroups.GetCount-ebdb'), ['users', 'calendar', 'groups', 'get', 'count']);
   assert.deepEqual(operationIdWords('create-bank-feed'), ['create', 'bank', 'feed']);
