@@ -15,13 +15,13 @@ export const PACKAGES = [
   { id: 'Microsoft.Extensions.Hosting', version: '10.0.14' },
   { id: 'Microsoft.Extensions.Http', version: '10.0.14' },
   { id: 'Microsoft.Extensions.Http.Resilience', version: '10.11.0' },
-  { id: 'ModelContextProtocol', version: '2.3.1' },
+  { id: 'ModelContextProtocol', version: '2.4.0' },
 ] as const;
 
 /** The HTTP host's: ASP.NET Core (hosting and HttpClient factory included) and the SDK's Streamable HTTP transport. */
 export const HTTP_PACKAGES = [
   { id: 'Microsoft.Extensions.Http.Resilience', version: '10.11.0' },
-  { id: 'ModelContextProtocol.AspNetCore', version: '2.3.1' },
+  { id: 'ModelContextProtocol.AspNetCore', version: '2.4.0' },
 ] as const;
 
 export { serverKey, TOOL_MODES, TRANSPORTS, type HostOptions, type ToolMode, type Transport } from './host-options.js';
