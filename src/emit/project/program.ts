@@ -70,7 +70,10 @@ export function emitProgram(options: HostOptions): string {
   if (options.mode === 'code') readScriptLimits(w, env);
   if (http) readAccessSettings(w, options.serverName);
   if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);
-  if (http && options.auth === 'oauth' && options.mode === 'code') w.line('builder.Services.AddHttpContextAccessor();');
+  if (http) {
+    w.line('// The request being served, for who its caller is (the credentials and limits of a call follow its caller).');
+    w.line('builder.Services.AddHttpContextAccessor();');
+  }
   const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
   if (credentials.length > 0) {
     w.line();
@@ -86,7 +89,6 @@ export function emitProgram(options: HostOptions): string {
       w.line('    ForwardedFrom = "Authorization",');
       w.line('};');
       w.line('Client.ApiSecrets.CallSecret = Tools.McpTokenExchange.ExchangedToken;');
-      w.line('builder.Services.AddHttpContextAccessor();');
     }
     if (options.forwardAuth !== undefined) {
       const header = stringLiteral(options.forwardAuth);
@@ -96,7 +98,6 @@ export function emitProgram(options: HostOptions): string {
       w.line(`    ForwardedFrom = ${header},`);
       w.line('};');
       w.line('Client.ApiSecrets.CallSecret = ForwardedCredential;');
-      w.line('builder.Services.AddHttpContextAccessor();');
     }
   }
   w.line();
@@ -192,10 +193,13 @@ export function emitProgram(options: HostOptions): string {
   if (http) {
     w.line();
     useAccessCheck(w, options.serverName);
+    w.line('// Who calls: the authenticated subject, else the client\'s address (for shares, limits and the audit log).');
+    w.line('var callers = app.Services.GetRequiredService<IHttpContextAccessor>();');
+    w.line('Tools.McpCaller.Identify = () => callers.HttpContext is { } call ? Tools.McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;');
+    w.line();
     if (options.auth === 'oauth') useAuthorization(w);
     if (options.auth === 'oauth' && options.mode === 'code') {
       w.line('// A script\'s api calls need the scopes of the operations they call, as the caller\'s own tools/call would.');
-      w.line('var callers = app.Services.GetRequiredService<IHttpContextAccessor>();');
       w.line('Tools.McpCode.Admit = tool => authorization.Refusal(callers.HttpContext?.User, tool);');
     }
     w.line(options.auth === 'oauth' ? 'app.MapMcp("/mcp").RequireAuthorization();' : 'app.MapMcp("/mcp");');

@@ -3,11 +3,12 @@ import { templates } from '../shared/templates.js';
 
 const template = templates('tools');
 
-/** The fixed C# the tools run on: argument checks and their messages, and the one path every tool call takes. */
+/** The fixed C# the tools run on: argument checks and their messages, the one path every tool call takes, and who the caller is. */
 export function emitToolSupport(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
   return [
     template('McpArgumentErrors', 'McpArgumentErrors.cs', namespace, source, clientNamespace),
     template('McpToolSupport', 'McpToolSupport.cs', namespace, source, clientNamespace),
+    template('McpCaller', 'McpCaller.cs', namespace, source, clientNamespace),
   ];
 }
 

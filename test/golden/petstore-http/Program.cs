@@ -65,6 +65,8 @@ if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETST
     Console.Error.WriteLine(accessError);
     return 1;
 }
+// The request being served, for who its caller is (the credentials and limits of a call follow its caller).
+builder.Services.AddHttpContextAccessor();
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
@@ -129,6 +131,10 @@ Tools.McpToolCatalog.Load(app.Services);
 
 // Every request's Host and Origin are checked before anything else reads it.
 app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOWED_HOSTS", "PETSTORE_ALLOWED_ORIGINS", app.Services).InvokeAsync);
+
+// Who calls: the authenticated subject, else the client's address (for shares, limits and the audit log).
+var callers = app.Services.GetRequiredService<IHttpContextAccessor>();
+Tools.McpCaller.Identify = () => callers.HttpContext is { } call ? Tools.McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;
 
 app.MapMcp("/mcp");
 // For load balancers and orchestrators: the process is up and serving.
