@@ -3,7 +3,8 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a real OTLP/HTTP receiver on 127.0.0.1 (protobuf decoded with the official
  * definitions), called with the SDK's Streamable HTTP client. The spans, metrics and audit lines that arrive are
  * checked, and so is that neither the API key nor a secret query value appears in any of them; a server without the
- * endpoint exports nothing, and with LIBRARY_AUDIT_LOG=false writes no audit line.
+ * endpoint exports nothing, and with LIBRARY_AUDIT_LOG=false writes no audit line. A code-mode stdio server does the
+ * same: its audit lines go to stderr, and a script's API requests are child spans of its run_script call.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { detectFramework } from '../src/dotnet.js';
-import { dotnetBuild } from '../examples/harness.js';
+import { connect, dotnetBuild, serverLog } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import { connectHttp, startReplica, type Replica } from './support/replicas.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
@@ -137,6 +138,48 @@ describe('telemetry of an HTTP server', () => {
     assert.deepEqual(quietReceiver.requests, []);
     assert.deepEqual(auditLines(quiet.log()), [], quiet.log());
     assert.ok(auditLines(server.log()).length > 0, 'the traced server writes them');
+  });
+});
+
+describe('telemetry of a stdio server in code mode', () => {
+  let api: LibraryApi;
+  let receiver: OtlpReceiver;
+  let client: Client;
+
+  before(async () => {
+    const work = scratchDir('telemetry-stdio');
+    assert.equal(await runCli(['init', '--openapi-url', LIBRARY_SPEC, '--server-name', 'Library', '--output-dir', work, '--mode', 'code'], { out: () => {}, err: () => {} }), 0);
+    const build = await dotnetBuild(work);
+    assert.ok(build.ok, build.output);
+    assert.equal(build.warnings, 0, build.output);
+    [api, receiver] = await Promise.all([startLibraryApi(), startOtlpReceiver()]);
+    client = await connect({ command: 'dotnet', args: [join(work, 'bin/Debug', detectFramework(), 'Library.dll')] }, {
+      LIBRARY_BASE_URL: api.url, LIBRARY_API_KEY: LIBRARY_KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+  });
+
+  after(async () => {
+    await client?.close();
+    await Promise.allSettled([api?.close(), receiver?.close()]);
+  });
+
+  test('a script\'s API requests are children of its run_script span; the audit line on stderr counts them', async () => {
+    const result = await client.callTool({ name: 'run_script', arguments: { code: 'const a = await api.get_owner({ ownerId: 1 }); const b = await api.get_book({ bookId: 2 }); return [a.name, b.title];' } }) as { content: { text?: string }[]; isError?: boolean };
+    const text = result.content.map((b) => b.text ?? '').join('');
+    assert.equal(result.isError, undefined, text);
+    const script = (): ReceivedSpan | undefined => receiver.spans.find((s) => s.attributes['gen_ai.tool.name'] === 'run_script');
+    await receiver.waitFor(() => script() !== undefined && receiver.spans.filter((s) => s.kind === 3 && s.traceId === script()?.traceId).length === 2);
+    const run = script()!;
+    assert.equal(run.resource['service.name'], 'library', 'the server\'s own name when OTEL_SERVICE_NAME is not set');
+    const requests = receiver.spans.filter((s) => s.kind === 3 && s.traceId === run.traceId);
+    assert.deepEqual(requests.map((s) => s.attributes['url.full']).sort(), [`${api.url}/books/2`, `${api.url}/owners/1`]);
+    const deadline = Date.now() + 10_000;
+    while (auditLines(serverLog(client)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const [line] = auditLines(serverLog(client));
+    assert.deepEqual([line?.caller, line?.tool, line?.outcome, line?.status, line?.requests, line?.arguments], ['local', 'run_script', 'ok', 200, 2, ['code']]);
+    assert.ok(!serverLog(client).includes(LIBRARY_KEY) && !JSON.stringify(receiver.spans).includes(LIBRARY_KEY));
+    await receiver.waitFor(() => receiver.points.some((p) => p.metric === 'mcp.tool.calls' && p.attributes['gen_ai.tool.name'] === 'run_script'));
   });
 });
 
