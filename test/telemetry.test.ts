@@ -43,7 +43,7 @@ describe('telemetry of an HTTP server', () => {
     const settings = { LIBRARY_BASE_URL: `${api.url}/?token=${QUERY_SECRET}`, LIBRARY_API_KEY: LIBRARY_KEY, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100' };
     [server, quiet] = await Promise.all([
       // The runtime's own redaction of URLs in spans off, as an operator may set it: the server's holds anyway.
-      startReplica('traced', dll, { ...settings, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'library-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test', DOTNET_SYSTEM_NET_HTTP_DISABLEURIREDACTION: 'true' }),
+      startReplica('traced', dll, { ...settings, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'library-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test', DOTNET_SYSTEM_NET_HTTP_DISABLEURIREDACTION: 'true', Logging__Console__FormatterName: 'json' }),
       // No OTEL_EXPORTER_OTLP_ENDPOINT: a per-signal endpoint alone does not switch telemetry on.
       startReplica('quiet', dll, { ...settings, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${quietReceiver.url}/v1/traces`, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${quietReceiver.url}/v1/metrics`, LIBRARY_AUDIT_LOG: 'false' }),
     ]);
@@ -123,6 +123,11 @@ describe('telemetry of an HTTP server', () => {
     assert.ok(Math.abs(Date.parse(list!.time) - Date.now()) < 60_000, list!.time);
     assert.deepEqual({ ...list, time: 0, durationMs: 0 }, { time: 0, caller: 'ip:127.0.0.1', tool: 'list_books', outcome: 'ok', status: 200, requests: 1, durationMs: 0, bytes: Buffer.byteLength(found.text), arguments: ['tag', 'pageSize'] });
     assert.ok(typeof list!.durationMs === 'number' && list!.durationMs > 0);
+    // The console's JSON formatter: the same fields as the entry's structured properties.
+    const entry = auditEntries(server.log()).at(-4)!;
+    assert.equal(entry.EventId, 1);
+    assert.equal(entry.Message, JSON.stringify(list));
+    assert.deepEqual({ ...entry.State, time: 0, durationMs: 0 }, { time: 0, caller: 'ip:127.0.0.1', tool: 'list_books', outcome: 'ok', status: 200, requests: 1, durationMs: 0, bytes: list!.bytes, arguments: 'tag,pageSize' });
     assert.deepEqual([notFound!.tool, notFound!.outcome, notFound!.status, notFound!.arguments], ['get_book', 'error', 404, ['bookId']]);
     assert.deepEqual([refused!.outcome, refused!.status, refused!.requests], ['error', null, 0], 'arguments refused before any request');
     assert.deepEqual([echo!.tool, echo!.status, echo!.bytes], ['get_echo', 200, Buffer.byteLength(echoed.text)]);
@@ -185,8 +190,19 @@ describe('telemetry of a stdio server in code mode', () => {
 
 interface AuditLine { time: string; caller: string; tool: string; outcome: string; status: number | null; requests: number; durationMs: number; bytes: number; arguments: string[] }
 
-/** The audit lines in a server's console log (the message line under `info: Library.Audit[1]`), parsed. */
+interface JsonEntry { Category: string; EventId: number; Message: string; State: Record<string, unknown> }
+
+/** The JSON console formatter's entries of the audit category in a server's log. */
+function auditEntries(log: string): JsonEntry[] {
+  return log.split('\n').filter((line) => line.startsWith('{"EventId"')).map((line) => JSON.parse(line) as JsonEntry).filter((e) => e.Category === 'Library.Audit');
+}
+
+/**
+ * The audit lines in a server's console log, parsed: the message line under `info: Library.Audit[1]` (the simple
+ * formatter), or the Message of a JSON formatter's entry.
+ */
 function auditLines(log: string): AuditLine[] {
   const lines = log.split('\n');
-  return lines.flatMap((line, i) => (/^info: Library\.Audit\[1\]/.test(lines[i - 1] ?? '') ? [JSON.parse(line.trim()) as AuditLine] : []));
+  const simple = lines.flatMap((line, i) => (/^info: Library\.Audit\[1\]/.test(lines[i - 1] ?? '') ? [JSON.parse(line.trim()) as AuditLine] : []));
+  return [...simple, ...auditEntries(log).map((e) => JSON.parse(e.Message) as AuditLine)];
 }

@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
 using System.Linq;
 using System.Net.Http;
 using System.Text;
@@ -80,20 +81,35 @@ internal static class McpAudit
     private static void Write(ILogger log, string tool, Call call, IEnumerable<string>? arguments, string outcome, TimeSpan elapsed, long bytes)
     {
         var names = (arguments ?? []).Take(MaxNames).Select(name => name.Length <= MaxNameLength ? name : name[..MaxNameLength] + "…").ToArray();
-        var fields = new List<KeyValuePair<string, object?>>
+        (string Name, object? Value)[] fields =
+        [
+            ("time", DateTimeOffset.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture)),
+            ("caller", McpCaller.Current),
+            ("tool", tool),
+            ("outcome", outcome),
+            ("status", call.Requests > 0 ? call.Status : null),
+            ("requests", call.Requests),
+            ("durationMs", Math.Round(elapsed.TotalMilliseconds, 1)),
+            ("bytes", bytes),
+            ("arguments", names),
+        ];
+        var entry = new Entry(JsonSerializer.Serialize(fields.ToDictionary(f => f.Name, f => f.Value)));
+        foreach (var (name, value) in fields)
         {
-            new("time", DateTimeOffset.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture)),
-            new("caller", McpCaller.Current),
-            new("tool", tool),
-            new("outcome", outcome),
-            new("status", call.Requests > 0 ? call.Status : null),
-            new("requests", call.Requests),
-            new("durationMs", Math.Round(elapsed.TotalMilliseconds, 1)),
-            new("bytes", bytes),
-            new("arguments", names),
-        };
-        var line = JsonSerializer.Serialize(fields.ToDictionary(f => f.Key, f => f.Value));
-        log.Log(LogLevel.Information, new EventId(1, "ToolCall"), fields, null, (_, _) => line);
+            entry.Add(new(name, value is string[] list ? string.Join(",", list) : value));
+        }
+        log.Log(LogLevel.Information, new EventId(1, "ToolCall"), entry, null, (state, _) => state.Line);
+    }
+
+    /// <summary>
+    /// A line as a log entry: its text is the JSON line; its properties are the same fields, for providers that keep
+    /// structured properties (the argument names joined by commas, as such providers take scalar values).
+    /// </summary>
+    private sealed class Entry(string line) : List<KeyValuePair<string, object?>>
+    {
+        public string Line { get; } = line;
+
+        public override string ToString() => Line;
     }
 
     /// <summary>
