@@ -20,6 +20,8 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './suppo
 
 /** A secret in the base URL's query: it goes with every request, and must not reach a span. */
 const QUERY_SECRET = 'query-SENTINEL-token-77c1';
+/** A credential given as an extra header: it goes with every API request, and must not reach the collector. */
+const HEADER_SECRET = 'header-SENTINEL-token-3b90';
 
 interface Answer { text: string; isError: boolean }
 
@@ -40,7 +42,7 @@ describe('telemetry of an HTTP server', () => {
     assert.equal(build.warnings, 0, build.output);
     const dll = join(work, 'bin/Debug', detectFramework(), 'Library.dll');
     [api, receiver, quietReceiver] = await Promise.all([startLibraryApi(), startOtlpReceiver(), startOtlpReceiver()]);
-    const settings = { LIBRARY_BASE_URL: `${api.url}/?token=${QUERY_SECRET}`, LIBRARY_API_KEY: LIBRARY_KEY, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const settings = { LIBRARY_BASE_URL: `${api.url}/?token=${QUERY_SECRET}`, LIBRARY_API_KEY: LIBRARY_KEY, LIBRARY_HEADERS: `X-Extra-Token: ${HEADER_SECRET}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100' };
     [server, quiet] = await Promise.all([
       // The runtime's own redaction of URLs in spans off, as an operator may set it: the server's holds anyway.
       startReplica('traced', dll, { ...settings, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'library-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test', DOTNET_SYSTEM_NET_HTTP_DISABLEURIREDACTION: 'true', Logging__Console__FormatterName: 'json' }),
@@ -87,7 +89,11 @@ describe('telemetry of an HTTP server', () => {
     assert.equal(tool.resource['service.name'], 'library-test', 'OTEL_SERVICE_NAME wins over the server\'s own name');
     assert.equal(tool.resource['service.version'], '1.0.0');
     assert.equal(tool.resource['deployment.environment.name'], 'test', 'OTEL_RESOURCE_ATTRIBUTES applies');
-    for (const secret of [LIBRARY_KEY, QUERY_SECRET, 'x-api-key', 'X-Api-Key']) assert.ok(!everything().includes(secret), `no span or point holds ${secret}`);
+    for (const secret of [LIBRARY_KEY, QUERY_SECRET, HEADER_SECRET, 'x-api-key', 'X-Api-Key']) assert.ok(!everything().includes(secret), `no span or point holds ${secret}`);
+    const echo = await call(client, 'get_echo', {});
+    assert.match(echo.text, /x-extra-token/i, 'the extra header reached the API');
+    assert.deepEqual(receiver.headers.filter((h) => [LIBRARY_KEY, QUERY_SECRET, HEADER_SECRET].some((secret) => h.includes(secret))), [], 'no credential went to the collector');
+    assert.ok(receiver.headers.every((h) => !/^(x-extra-token|x-api-key|cookie):/i.test(h)), receiver.headers.filter((h) => !/^(content-|host|traceparent|connection)/i.test(h)).join('\n'));
   });
 
   test('metrics arrive: calls, errors and durations per tool, the SDK\'s own and the API requests\'', async () => {
@@ -105,7 +111,7 @@ describe('telemetry of an HTTP server', () => {
     assert.ok(scopes.has('Experimental.ModelContextProtocol mcp.server.operation.duration'), [...scopes].join(', '));
     assert.ok([...scopes].some((s) => s.endsWith(' http.client.request.duration')), [...scopes].join(', '));
     assert.ok(receiver.points.every((p) => p.resource['service.name'] === 'library-test'));
-    for (const secret of [LIBRARY_KEY, QUERY_SECRET]) assert.ok(!everything().includes(secret), `no point holds ${secret}`);
+    for (const secret of [LIBRARY_KEY, QUERY_SECRET, HEADER_SECRET]) assert.ok(!everything().includes(secret), `no point holds ${secret}`);
   });
 
   test('each tool call writes one JSON audit line: time, caller, tool, status, duration, bytes and argument names, no secret', async () => {
@@ -131,7 +137,7 @@ describe('telemetry of an HTTP server', () => {
     assert.deepEqual([notFound!.tool, notFound!.outcome, notFound!.status, notFound!.arguments], ['get_book', 'error', 404, ['bookId']]);
     assert.deepEqual([refused!.outcome, refused!.status, refused!.requests], ['error', null, 0], 'arguments refused before any request');
     assert.deepEqual([echo!.tool, echo!.status, echo!.bytes], ['get_echo', 200, Buffer.byteLength(echoed.text)]);
-    for (const secret of [LIBRARY_KEY, QUERY_SECRET, 'poetry']) assert.ok(!server.log().includes(secret), `the log holds no ${secret}`);
+    for (const secret of [LIBRARY_KEY, QUERY_SECRET, HEADER_SECRET, 'poetry']) assert.ok(!server.log().includes(secret), `the log holds no ${secret}`);
   });
 
   test('without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported; with LIBRARY_AUDIT_LOG=false no audit line is written', async () => {

@@ -45,6 +45,8 @@ export interface OtlpReceiver {
   readonly points: ReceivedPoint[];
   /** Every request received, as `POST /v1/traces`. */
   readonly requests: string[];
+  /** The headers of every request received, as `name: value` lines. */
+  readonly headers: string[];
   /** Resolves once `test` holds on what was received, or rejects after `ms`. */
   waitFor(test: () => boolean, ms?: number): Promise<void>;
   close(): Promise<void>;
@@ -78,11 +80,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const points: ReceivedPoint[] = [];
   const requests: string[] = [];
+  const headers: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests.push(`${req.method} ${req.url}`);
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       const body = Buffer.concat(chunks);
       try {
         if (req.url === '/v1/traces') {
@@ -126,7 +130,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, spans, points, requests,
+    url, spans, points, requests, headers,
     waitFor: async (test, ms = 30_000) => {
       const deadline = Date.now() + ms;
       while (!test()) {

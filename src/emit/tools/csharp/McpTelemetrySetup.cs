@@ -2,9 +2,11 @@
 
 using System;
 using System.Diagnostics;
+using System.Net.Http;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using OpenTelemetry;
+using OpenTelemetry.Exporter;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
 using OpenTelemetry.Trace;
@@ -39,6 +41,9 @@ internal static class McpTelemetrySetup
             // No collector: nothing is exported, and no exporter, listener or connection is started.
             return true;
         }
+        // The exporter's own HttpClient: from the HttpClient factory it would get the API's settings (its extra headers,
+        // which may hold a credential, its User-Agent, retries and handlers), and send them to the collector.
+        builder.Services.ConfigureAll<OtlpExporterOptions>(options => options.HttpClientFactory = () => new HttpClient { Timeout = TimeSpan.FromMilliseconds(options.TimeoutMilliseconds) });
         builder.Services.AddOpenTelemetry()
             // This server's name and version, unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise.
             .ConfigureResource(resource => resource.AddService(serviceName, serviceVersion: serviceVersion).AddEnvironmentVariableDetector())
