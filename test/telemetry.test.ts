@@ -72,7 +72,8 @@ describe('telemetry of an HTTP server', () => {
     assert.equal(answer.isError, false, answer.text);
     assert.ok(api.requests.includes(`GET /books/7?token=${QUERY_SECRET}`), 'the API got the query from the base URL');
     const toolSpan = (): ReceivedSpan | undefined => receiver.spans.find((s) => s.attributes['gen_ai.tool.name'] === 'get_book');
-    await receiver.waitFor(() => toolSpan() !== undefined && receiver.spans.some((s) => s.kind === 3 && s.traceId === toolSpan()?.traceId));
+    // The request to /mcp ends after the answer is streamed: its span may come in a later batch.
+    await receiver.waitFor(() => toolSpan() !== undefined && receiver.spans.some((s) => s.kind === 3 && s.traceId === toolSpan()?.traceId) && receiver.spans.some((s) => s.spanId === toolSpan()?.parentSpanId));
     const tool = toolSpan()!;
     assert.equal(tool.scope, 'Experimental.ModelContextProtocol');
     assert.equal(tool.name, 'tools/call get_book');
@@ -99,10 +100,13 @@ describe('telemetry of an HTTP server', () => {
   test('metrics arrive: calls, errors and durations per tool, the SDK\'s own and the API requests\'', async () => {
     assert.equal((await call(client, 'get_book', { bookId: 9999 })).isError, true, 'the API answers 404');
     assert.equal((await call(client, 'get_owner', { ownerId: 2 })).isError, false);
+    // A tool name that is no tool's: counted as "(unknown)", not as a series of its own.
+    await assert.rejects(client.callTool({ name: 'no_such_tool_4711', arguments: {} }), /no_such_tool_4711/);
     const latest = (metric: string, tool: string, outcome?: string): number => Math.max(0, ...receiver.points
       .filter((p) => p.metric === metric && p.attributes['gen_ai.tool.name'] === tool && (outcome === undefined || p.attributes.outcome === outcome))
       .map((p) => p.value));
-    await receiver.waitFor(() => latest('mcp.tool.errors', 'get_book') >= 1 && latest('mcp.tool.calls', 'get_owner', 'ok') >= 1);
+    await receiver.waitFor(() => latest('mcp.tool.errors', 'get_book') >= 1 && latest('mcp.tool.calls', 'get_owner', 'ok') >= 1 && latest('mcp.tool.errors', '(unknown)') >= 1);
+    assert.deepEqual(receiver.points.filter((p) => p.scope === 'Library' && JSON.stringify(p).includes('no_such_tool_4711')), []);
     assert.ok(latest('mcp.tool.calls', 'get_book', 'ok') >= 1);
     assert.ok(latest('mcp.tool.calls', 'get_book', 'error') >= 1);
     assert.ok(latest('mcp.tool.duration', 'get_owner', 'ok') >= 1, 'a duration recorded');
@@ -138,6 +142,11 @@ describe('telemetry of an HTTP server', () => {
     assert.deepEqual([refused!.outcome, refused!.status, refused!.requests], ['error', null, 0], 'arguments refused before any request');
     assert.deepEqual([echo!.tool, echo!.status, echo!.bytes], ['get_echo', 200, Buffer.byteLength(echoed.text)]);
     for (const secret of [LIBRARY_KEY, QUERY_SECRET, HEADER_SECRET, 'poetry']) assert.ok(!server.log().includes(secret), `the log holds no ${secret}`);
+    // A call the SDK refuses (no such tool) is written too, as failed.
+    await assert.rejects(client.callTool({ name: 'no_such_tool_0815', arguments: { x: 1 } }));
+    while (auditLines(server.log()).length < before + 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const unknown = auditLines(server.log()).at(-1);
+    assert.deepEqual([unknown?.tool, unknown?.outcome, unknown?.status, unknown?.arguments], ['no_such_tool_0815', 'failed', null, ['x']]);
   });
 
   test('without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported; with LIBRARY_AUDIT_LOG=false no audit line is written', async () => {

@@ -51,7 +51,6 @@ internal static class McpAudit
     {
         var call = Current.Value = new Call();
         var started = Stopwatch.GetTimestamp();
-        var tool = context.Params?.Name ?? "";
         CallToolResult? result = null;
         try
         {
@@ -64,10 +63,12 @@ internal static class McpAudit
             var elapsed = Stopwatch.GetElapsedTime(started);
             var bytes = result?.Content.OfType<TextContentBlock>().Sum(block => (long)Encoding.UTF8.GetByteCount(block.Text)) ?? 0;
             var error = result is null || result.IsError == true;
-            McpTelemetry.Record(tool, error, elapsed, bytes);
+            // A name no tool has is counted as "(unknown)": a client cannot add metric series at will.
+            var known = context.MatchedPrimitive is McpServerTool tool ? tool.ProtocolTool.Name : null;
+            McpTelemetry.Record(known ?? "(unknown)", error, elapsed, bytes);
             if (Enabled && Logger(context.Services) is { } logger && logger.IsEnabled(LogLevel.Information))
             {
-                Write(logger, tool, call, context.Params?.Arguments?.Keys, result is null ? "failed" : error ? "error" : "ok", elapsed, bytes);
+                Write(logger, known ?? Capped(context.Params?.Name ?? ""), call, context.Params?.Arguments?.Keys, result is null ? "failed" : error ? "error" : "ok", elapsed, bytes);
             }
         }
     };
@@ -78,9 +79,11 @@ internal static class McpAudit
     /// <summary>The most argument names a line lists, and the longest name it writes whole.</summary>
     private const int MaxNames = 50, MaxNameLength = 100;
 
+    private static string Capped(string name) => name.Length <= MaxNameLength ? name : name[..MaxNameLength] + "…";
+
     private static void Write(ILogger log, string tool, Call call, IEnumerable<string>? arguments, string outcome, TimeSpan elapsed, long bytes)
     {
-        var names = (arguments ?? []).Take(MaxNames).Select(name => name.Length <= MaxNameLength ? name : name[..MaxNameLength] + "…").ToArray();
+        var names = (arguments ?? []).Take(MaxNames).Select(Capped).ToArray();
         (string Name, object? Value)[] fields =
         [
             ("time", DateTimeOffset.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture)),
