@@ -3,6 +3,7 @@
 using System;
 using System.Diagnostics;
 using System.Net.Http;
+using System.Runtime.CompilerServices;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using OpenTelemetry;
@@ -36,11 +37,18 @@ internal static class McpTelemetrySetup
         McpAudit.Enabled = string.IsNullOrWhiteSpace(audit) || bool.Parse(audit.Trim());
         // The status of the API's answers within a tool call, for its audit line.
         builder.Services.ConfigureHttpClientDefaults(http => http.AddHttpMessageHandler(() => new McpAudit.StatusHandler()));
-        if (string.IsNullOrWhiteSpace(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]))
+        // No collector: nothing is exported, and no exporter, listener or connection is started (nor is OpenTelemetry loaded).
+        if (!string.IsNullOrWhiteSpace(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]))
         {
-            // No collector: nothing is exported, and no exporter, listener or connection is started.
-            return true;
+            AddOpenTelemetry(builder, serviceName, serviceVersion);
         }
+        return true;
+    }
+
+    /// <summary>Traces and metrics over OTLP; a method of its own, so that OpenTelemetry's assemblies load only when used.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void AddOpenTelemetry(IHostApplicationBuilder builder, string serviceName, string serviceVersion)
+    {
         // The exporter's own HttpClient: from the HttpClient factory it would get the API's settings (its extra headers,
         // which may hold a credential, its User-Agent, retries and handlers), and send them to the collector.
         builder.Services.ConfigureAll<OtlpExporterOptions>(options => options.HttpClientFactory = () => new HttpClient { Timeout = TimeSpan.FromMilliseconds(options.TimeoutMilliseconds) });
@@ -59,7 +67,6 @@ internal static class McpTelemetrySetup
                 .AddMeter(McpTelemetry.SdkName, McpTelemetry.MeterName)__SERVER_METRICS__
                 .AddHttpClientInstrumentation())
             .UseOtlpExporter();
-        return true;
     }
 
     /// <summary>Redacts the query values of every span's URL when it ends, before any exporter sees it.</summary>
