@@ -12,7 +12,7 @@ test('the generated example project matches the golden files (npm run golden:upd
   }
   assert.deepEqual(generated.map((f) => f.path), [
     'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
-    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpCaller.cs', 'McpToolCatalog.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
+    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpAudit.cs', 'McpCaller.cs', 'McpTelemetry.cs', 'McpTelemetrySetup.cs', 'McpToolCatalog.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });
 
@@ -23,7 +23,7 @@ test('the generated example project matches the golden files (npm run golden:upd
 const VARIANT_FILES: Record<GoldenVariant, string[]> = {
   discovery: ['McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
   code: ['McpCode.cs', 'McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpScriptProcess.cs', 'McpScriptRunner.cs', 'McpScriptSandbox.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'McpSignatures.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
-  http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
 };
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import { serverKey } from './host.js';
+import { telemetryRows } from './telemetry.js';
 import type { GeneratedFile } from '../shared/file.js';
 
 /** MCP clients whose configuration `init --client` writes. */
@@ -109,6 +110,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
+    ...telemetryRows(env.auditLog),
   ];
   if (location?.http) {
     rows.push(

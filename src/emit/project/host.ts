@@ -9,6 +9,7 @@ import { CODE_PACKAGES, emitCode, SIGNATURES_FILE, SIGNATURES_RESOURCE } from '.
 import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
 import { emitUserProject, regenerationProjectLines } from './regenerate.js';
+import { emitTelemetry, telemetryPackages } from './telemetry.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -36,6 +37,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: `${projectName}.csproj`, content: emitProject(options, projectName) },
     { path: 'Program.cs', content: emitProgram(options) },
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
+    ...emitTelemetry(options, source),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
@@ -65,7 +67,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : [])].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',

@@ -7,6 +7,7 @@ import { serverKey, type HostOptions } from './host-options.js';
 import { packageVersion } from '../../package.js';
 import { readAccessSettings, useAccessCheck } from '../http/access.js';
 import { readAuthorizationSettings, useAuthorization } from '../http/authorization.js';
+import { AUDIT_FILTER_LINE, configureTelemetry } from './telemetry.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -143,6 +144,7 @@ export function emitProgram(options: HostOptions): string {
   w.line();
   // Discovery and code mode publish a few fixed tools; operations mode one per operation, made on first call.
   const discovery = options.mode !== 'operations';
+  configureTelemetry(w, options);
   const serverInfo = `new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} }`;
   w.line('builder.Services');
   if (discovery) {
@@ -158,6 +160,7 @@ export function emitProgram(options: HostOptions): string {
   }
   if (http) w.line('    // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.');
   w.line(http ? '    .WithHttpTransport(options => options.Stateless = true)' : '    .WithStdioServerTransport()');
+  w.line(AUDIT_FILTER_LINE);
   if (discovery) {
     w.line('    // Arguments are read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
     if (options.mode === 'code') {

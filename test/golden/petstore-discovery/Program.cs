@@ -95,9 +95,13 @@ builder.Services.ConfigureHttpClientDefaults(http =>
     });
 });
 
+// An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+if (!Tools.McpTelemetrySetup.Configure(builder, "petstore", "1.0.0", "PETSTORE_AUDIT_LOG")) return 1;
+
 builder.Services
     .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
     .WithStdioServerTransport()
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpAudit.Calls))
     // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
     // Discovery mode: three tools that search the operations, describe one and call it.
     .WithTools([typeof(Tools.McpDiscovery)], Client.ApiJson.Options)

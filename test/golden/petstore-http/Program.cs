@@ -107,6 +107,9 @@ builder.Services.ConfigureHttpClientDefaults(http =>
     });
 });
 
+// An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+if (!Tools.McpTelemetrySetup.Configure(builder, "petstore", "1.0.0", "PETSTORE_AUDIT_LOG")) return 1;
+
 builder.Services
     .AddMcpServer(options =>
     {
@@ -117,6 +120,7 @@ builder.Services
     })
     // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.
     .WithHttpTransport(options => options.Stateless = true)
+    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpAudit.Calls))
     // One tool per operation. tools/list comes in pages read from the tools' attributes, so that a client can list any
     // number of tools; a tool is made from its McpTools method on its first call, so that a big API starts at once.
     .WithListToolsHandler(Tools.McpToolCatalog.ListTools)
