@@ -24,30 +24,33 @@ internal static partial class McpScriptRunner
     /// <summary>
     /// The script's memory limit on what it keeps alive (SCRIPT_MAX_MEMORY_MB), whatever it allocates and drops, and
     /// whether or not it awaits in between (unlike Jint's LimitMemory, an allocation budget restarted at each entry
-    /// into the engine). Every <see cref="Every"/> statements, after each API answer and at the end, when the heap is
-    /// above the base and the limit, a full collection tells live memory from garbage; still above, the script ends
+    /// into the engine). Each time the script has allocated another step (a 32nd of the limit), after each API answer
+    /// and at the end, when the heap is above the base and the limit, a full collection tells live memory from garbage;
+    /// still above, the script ends
     /// (a script that stays near its limit while it allocates and drops pays a collection at each look past it). Between two checks a statement can
     /// allocate at most what the process's hard heap limit allows (the limit and the interpreter's room): past it, an
     /// out-of-memory error ends the script with the same message.
     /// </summary>
     private sealed class LiveMemory(long limitBytes) : Constraint
     {
-        /// <summary>Statements between two looks at the heap (one look costs well under a microsecond).</summary>
-        private const int Every = 512;
+        /// <summary>Bytes the script may allocate between two looks at the heap: a 32nd of the limit, at least 1 MB.</summary>
+        private readonly long _step = Math.Max(1024 * 1024, limitBytes / 32);
 
-        private int _count;
+        /// <summary>What this thread had allocated at the last look.</summary>
+        private long _looked = GC.GetAllocatedBytesForCurrentThread();
 
         /// <summary>The heap size past which a look collects to see what is live.</summary>
         private readonly long _threshold = _baseBytes + limitBytes;
 
+        /// <summary>Before each statement: a look once the script has allocated another step (live memory grows only by allocating).</summary>
         public override void Check()
         {
-            if (++_count < Every)
+            var allocated = GC.GetAllocatedBytesForCurrentThread();
+            if (allocated - _looked >= _step)
             {
-                return;
+                _looked = allocated;
+                Look();
             }
-            _count = 0;
-            Look();
         }
 
         /// <summary>Also called when the server's answer to an API call has entered the engine.</summary>
