@@ -88,7 +88,7 @@ internal sealed class McpScriptProcess
     private static int _starting;
     private int _discarded;
 
-    /// <summary>Interpreters kept ready beyond the running scripts' own.</summary>
+    /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
     public const int Spare = 2;
 
     /// <summary>Most interpreters alive at once: one per running script and the spare ones.</summary>
@@ -106,7 +106,7 @@ internal sealed class McpScriptProcess
         lock (Pool)
         {
             _limits = limits;
-            Fill();
+            Fill(Spare);
         }
     }
 
@@ -174,10 +174,14 @@ internal sealed class McpScriptProcess
         process.Discard();
     }
 
-    /// <summary>Starts interpreters until the spare ones are ready or starting (within the cap).</summary>
-    private static void Fill()
+    /// <summary>
+    /// Starts interpreters (within the cap) until <paramref name="ready"/> are ready or starting beyond the scripts
+    /// waiting for one: one after a script took an interpreter (those whose scripts end well come back), the spare
+    /// ones when the server starts.
+    /// </summary>
+    private static void Fill(int ready = 1)
     {
-        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < Spare)
+        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
         {
             Start();
         }
