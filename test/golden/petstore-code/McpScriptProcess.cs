@@ -8,6 +8,7 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Reflection;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -55,9 +56,11 @@ internal sealed class McpScriptProcess
         {
             start.Environment["DOTNET_ROOT"] = root;
         }
-        // The interpreter's heap: the script's memory limit and room for the interpreter itself.
+        // The interpreter's heap: the script's memory limit and room for the interpreter itself; past it, an
+        // out-of-memory error ends the script (the live-memory limit is checked in the interpreter, McpScriptMemory).
         start.Environment["DOTNET_GCHeapHardLimit"] = "0x" + (((long)limits.MaxMemoryMb + 96) * 1024 * 1024).ToString("X");
         start.Environment["DOTNET_gcServer"] = "0";
+        start.Environment["DOTNET_gcConcurrent"] = "0";
         start.Environment["DOTNET_TieredPGO"] = "0";
         Limits = limits;
         _process = Process.Start(start) ?? throw new InvalidOperationException("the script interpreter did not start");
@@ -76,60 +79,193 @@ internal sealed class McpScriptProcess
 
     private McpScriptLimits Limits { get; }
 
-    /// <summary>Interpreters whose last script ended with its result, ready for another (each script gets a new realm).</summary>
+    private static readonly object Pool = new();
+
+    /// <summary>Warm interpreters (each has run a script before it counts as ready), waiting for a script.</summary>
     private static readonly Stack<McpScriptProcess> Idle = new();
 
-    /// <summary>Most interpreters kept ready.</summary>
-    private const int MaxIdle = 2;
+    /// <summary>Scripts waiting for an interpreter (none was idle), first come first served.</summary>
+    private static readonly Queue<TaskCompletionSource<McpScriptProcess>> Takers = new();
 
-    /// <summary>Starts an interpreter ahead, so that the first script does not wait for one.</summary>
-    public static void Prepare(McpScriptLimits limits) => _ = Task.Run(() => Keep(new McpScriptProcess(limits)));
+    private static McpScriptLimits _limits = new();
+    private static int _alive;
+    private static int _starting;
+    private int _discarded;
 
-    /// <summary>A ready interpreter for a script under <paramref name="limits"/>; another is started for the next.</summary>
-    public static McpScriptProcess Take(McpScriptLimits limits)
+    /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
+    public const int Spare = 2;
+
+    /// <summary>Most interpreters alive at once: one per running script and the spare ones.</summary>
+    private static int Cap => McpScriptAdmission.Limits.MaxRunning + Spare;
+
+    /// <summary>Interpreter processes alive now: running a script, ready, or starting.</summary>
+    public static int Alive
     {
-        McpScriptProcess? ready = null;
-        lock (Idle)
+        get { lock (Pool) return _alive; }
+    }
+
+    /// <summary>Starts the spare interpreters ahead, so that the first scripts do not wait for one.</summary>
+    public static void Prepare(McpScriptLimits limits)
+    {
+        lock (Pool)
         {
-            while (ready is null && Idle.TryPop(out var idle))
+            _limits = limits;
+            Fill(Spare);
+        }
+    }
+
+    /// <summary>
+    /// A warm interpreter for a script under <paramref name="limits"/>: an idle one, else the next that is ready
+    /// (started now if none is starting for this script). Only admitted scripts take one
+    /// (<see cref="McpScriptAdmission"/>), so the pool never holds more than their number and the spare ones.
+    /// </summary>
+    public static async Task<McpScriptProcess> TakeAsync(McpScriptLimits limits, CancellationToken cancellationToken)
+    {
+        TaskCompletionSource<McpScriptProcess> taker;
+        lock (Pool)
+        {
+            _limits = limits;
+            while (Idle.TryPop(out var idle))
             {
                 if (!idle._process.HasExited && idle.Limits == limits)
                 {
-                    ready = idle;
+                    Fill();
+                    return idle;
                 }
-                else
-                {
-                    idle.Discard();
-                }
+                idle.Discard();
             }
+            taker = new TaskCompletionSource<McpScriptProcess>(TaskCreationOptions.RunContinuationsAsynchronously);
+            Takers.Enqueue(taker);
+            if (_starting < Takers.Count(t => !t.Task.IsCompleted) && _alive < Cap)
+            {
+                Start();
+            }
+            Fill();
         }
-        if (ready is null || Idle.Count == 0)
-        {
-            Prepare(limits);
-        }
-        return ready ?? new McpScriptProcess(limits);
+        using var _ = cancellationToken.Register(() => taker.TrySetCanceled(cancellationToken));
+        return await taker.Task.ConfigureAwait(false);
     }
 
-    /// <summary>After a script that ended with its result: kept for the next script, or ended when enough are kept.</summary>
+    /// <summary>After a script that ended with its result: to the next script waiting, else kept ready, else ended.</summary>
     public static void Keep(McpScriptProcess process)
     {
-        lock (Idle)
+        lock (Pool)
         {
-            if (Idle.Count < MaxIdle && !process._process.HasExited)
+            if (process._process.HasExited || process.Limits != _limits)
             {
-                Idle.Push(process);
+                process.Discard();
                 return;
             }
+            Hand(process);
+        }
+    }
+
+    /// <summary>A ready interpreter to the first script still waiting for one, else kept ready while spare ones are short.</summary>
+    private static void Hand(McpScriptProcess process)
+    {
+        while (Takers.TryDequeue(out var taker))
+        {
+            if (taker.TrySetResult(process))
+            {
+                return;
+            }
+        }
+        if (Idle.Count < Spare)
+        {
+            Idle.Push(process);
+            return;
         }
         process.Discard();
     }
 
-    /// <summary>Ends the interpreter and frees what it held.</summary>
+    /// <summary>
+    /// Starts interpreters (within the cap) until <paramref name="ready"/> are ready or starting beyond the scripts
+    /// waiting for one: one after a script took an interpreter (those whose scripts end well come back), the spare
+    /// ones when the server starts.
+    /// </summary>
+    private static void Fill(int ready = 1)
+    {
+        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
+        {
+            Start();
+        }
+    }
+
+    /// <summary>Starts an interpreter; it joins the pool once warm (its "ready" line), or fails the first waiting script.</summary>
+    private static void Start()
+    {
+        _alive++;
+        _starting++;
+        var limits = _limits;
+        _ = Task.Run(async () =>
+        {
+            McpScriptProcess? process = null;
+            string? failure;
+            try
+            {
+                process = new McpScriptProcess(limits);
+                failure = await process.WarmAsync().ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is InvalidOperationException or System.ComponentModel.Win32Exception or IOException)
+            {
+                failure = exception.Message;
+            }
+            lock (Pool)
+            {
+                _starting--;
+                if (failure is null && process is not null)
+                {
+                    Hand(process);
+                    return;
+                }
+                if (process is null)
+                {
+                    _alive--;
+                }
+                else
+                {
+                    process.Discard();
+                }
+                while (Takers.TryDequeue(out var taker))
+                {
+                    if (taker.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}")))
+                    {
+                        break;
+                    }
+                }
+            }
+        });
+    }
+
+    /// <summary>Waits for the interpreter's "ready" line (sent once its engine has run a first script): null, or why not.</summary>
+    private async Task<string?> WarmAsync()
+    {
+        using var patience = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        try
+        {
+            var message = await ReceiveAsync(patience.Token).ConfigureAwait(false);
+            return message?["ready"] is not null ? null : Crash();
+        }
+        catch (OperationCanceledException)
+        {
+            return "it was not ready within 60 s";
+        }
+    }
+
+    /// <summary>Ends the interpreter and frees what it held; the pool starts another if spare ones are short.</summary>
     public void Discard()
     {
         Kill();
-        _process.Dispose();
-        _writing.Dispose();
+        if (Interlocked.Exchange(ref _discarded, 1) == 0)
+        {
+            _process.Dispose();
+            _writing.Dispose();
+            lock (Pool)
+            {
+                _alive--;
+                Fill();
+            }
+        }
     }
 
     public async Task SendAsync(JsonObject message, CancellationToken cancellationToken)
@@ -195,12 +331,16 @@ internal sealed class McpScriptProcess
         return errors.Contains("Stack overflow", StringComparison.Ordinal)
             ? "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)"
             : errors.Contains("OutOfMemory", StringComparison.Ordinal) || errors.Contains("out of memory", StringComparison.OrdinalIgnoreCase)
-                ? "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)"
+                ? McpScriptRunner.Exceeded
                 : $"the interpreter stopped (exit code {(_process.HasExited ? _process.ExitCode : -1)})";
     }
 
     public void Kill()
     {
+        if (_discarded != 0)
+        {
+            return;
+        }
         try
         {
             _process.Kill(entireProcessTree: true);
@@ -210,5 +350,7 @@ internal sealed class McpScriptProcess
             // already ended
         }
     }
-
 }
+
+/// <summary>No interpreter process could be started for a script.</summary>
+internal sealed class McpScriptStartException(string message) : Exception(message);
