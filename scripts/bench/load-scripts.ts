@@ -19,7 +19,7 @@ import { commandLine, firstErrorLine, int, mb, median, ms, percentile, processTr
 import { dotnetBuild } from './projects.js';
 import { verdict } from './results.js';
 
-const AREA = '10 code mode under load';
+const AREA = '11 code mode under load';
 const SPEC = 'library.yaml';
 const CALLERS = 40;
 const SPINNERS = 4;
