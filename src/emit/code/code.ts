@@ -73,6 +73,7 @@ export function emitCode(namespace: string, clientNamespace: string, source: str
     }),
     template('McpScriptAdmission', 'McpScriptAdmission.cs', namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds) }),
     template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace, { __ROOM_MB__: String(SCRIPT_ROOM_MB) }),
+    template('McpScriptPool', 'McpScriptPool.cs', namespace, source, clientNamespace),
     template('McpScriptMemory', 'McpScriptMemory.cs', namespace, source, clientNamespace),
     template('McpScriptRunner', 'McpScriptRunner.cs', namespace, source, clientNamespace),
     template('McpScriptSandbox', 'McpScriptSandbox.cs', namespace, source, clientNamespace),

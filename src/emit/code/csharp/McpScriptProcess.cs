@@ -4,7 +4,6 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
-using System.Linq;
 using System.Reflection;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -20,7 +19,7 @@ namespace __NAMESPACE__;
 /// ended with its result is kept for the next script (which runs in a new engine), so that a script does not wait
 /// for the runtime to start; one whose script failed is ended.
 /// </summary>
-internal sealed class McpScriptProcess
+internal sealed partial class McpScriptProcess
 {
     /// <summary>Longest message read from the interpreter: a result is cut to the result limit before it is sent.</summary>
     private static int MaxMessageLength => 2 * McpTools.MaxResultLength + 1024 * 1024;
@@ -75,163 +74,7 @@ internal sealed class McpScriptProcess
 
     private McpScriptLimits Limits { get; }
 
-    private static readonly object Pool = new();
-
-    /// <summary>Warm interpreters (each has run a script before it counts as ready), waiting for a script.</summary>
-    private static readonly Stack<McpScriptProcess> Idle = new();
-
-    /// <summary>Scripts waiting for an interpreter (none was idle), first come first served.</summary>
-    private static readonly Queue<TaskCompletionSource<McpScriptProcess>> Takers = new();
-
-    private static McpScriptLimits _limits = new();
-    private static int _alive;
-    private static int _starting;
     private int _discarded;
-
-    /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
-    public const int Spare = 2;
-
-    /// <summary>Most interpreters alive at once: one per running script and the spare ones.</summary>
-    private static int Cap => McpScriptAdmission.Limits.MaxRunning + Spare;
-
-    /// <summary>Interpreter processes alive now: running a script, ready, or starting.</summary>
-    public static int Alive
-    {
-        get { lock (Pool) return _alive; }
-    }
-
-    /// <summary>Starts the spare interpreters ahead, so that the first scripts do not wait for one.</summary>
-    public static void Prepare(McpScriptLimits limits)
-    {
-        lock (Pool)
-        {
-            _limits = limits;
-            Fill(Spare);
-        }
-    }
-
-    /// <summary>
-    /// A warm interpreter for a script under <paramref name="limits"/>: an idle one, else the next that is ready
-    /// (started now if none is starting for this script). Only admitted scripts take one
-    /// (<see cref="McpScriptAdmission"/>), so the pool never holds more than their number and the spare ones.
-    /// </summary>
-    public static async Task<McpScriptProcess> TakeAsync(McpScriptLimits limits, CancellationToken cancellationToken)
-    {
-        TaskCompletionSource<McpScriptProcess> taker;
-        lock (Pool)
-        {
-            _limits = limits;
-            while (Idle.TryPop(out var idle))
-            {
-                if (!idle._process.HasExited && idle.Limits == limits)
-                {
-                    Fill();
-                    return idle;
-                }
-                idle.Discard();
-            }
-            taker = new TaskCompletionSource<McpScriptProcess>(TaskCreationOptions.RunContinuationsAsynchronously);
-            Takers.Enqueue(taker);
-            if (_starting < Takers.Count(t => !t.Task.IsCompleted) && _alive < Cap)
-            {
-                Start();
-            }
-            Fill();
-        }
-        using var _ = cancellationToken.Register(() => taker.TrySetCanceled(cancellationToken));
-        return await taker.Task.ConfigureAwait(false);
-    }
-
-    /// <summary>After a script that ended with its result: to the next script waiting, else kept ready, else ended.</summary>
-    public static void Keep(McpScriptProcess process)
-    {
-        lock (Pool)
-        {
-            if (process._process.HasExited || process.Limits != _limits)
-            {
-                process.Discard();
-                return;
-            }
-            Hand(process);
-        }
-    }
-
-    /// <summary>A ready interpreter to the first script still waiting for one, else kept ready while spare ones are short.</summary>
-    private static void Hand(McpScriptProcess process)
-    {
-        while (Takers.TryDequeue(out var taker))
-        {
-            if (taker.TrySetResult(process))
-            {
-                return;
-            }
-        }
-        if (Idle.Count < Spare)
-        {
-            Idle.Push(process);
-            return;
-        }
-        process.Discard();
-    }
-
-    /// <summary>
-    /// Starts interpreters (within the cap) until <paramref name="ready"/> are ready or starting beyond the scripts
-    /// waiting for one: one after a script took an interpreter (those whose scripts end well come back), the spare
-    /// ones when the server starts.
-    /// </summary>
-    private static void Fill(int ready = 1)
-    {
-        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
-        {
-            Start();
-        }
-    }
-
-    /// <summary>Starts an interpreter; it joins the pool once warm (its "ready" line), or fails the first waiting script.</summary>
-    private static void Start()
-    {
-        _alive++;
-        _starting++;
-        var limits = _limits;
-        _ = Task.Run(async () =>
-        {
-            McpScriptProcess? process = null;
-            string? failure;
-            try
-            {
-                process = new McpScriptProcess(limits);
-                failure = await process.WarmAsync().ConfigureAwait(false);
-            }
-            catch (Exception exception) when (exception is InvalidOperationException or System.ComponentModel.Win32Exception or IOException)
-            {
-                failure = exception.Message;
-            }
-            lock (Pool)
-            {
-                _starting--;
-                if (failure is null && process is not null)
-                {
-                    Hand(process);
-                    return;
-                }
-                if (process is null)
-                {
-                    _alive--;
-                }
-                else
-                {
-                    process.Discard();
-                }
-                while (Takers.TryDequeue(out var taker))
-                {
-                    if (taker.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}")))
-                    {
-                        break;
-                    }
-                }
-            }
-        });
-    }
 
     /// <summary>Waits for the interpreter's "ready" line (sent once its engine has run a first script): null, or why not.</summary>
     private async Task<string?> WarmAsync()
@@ -248,8 +91,8 @@ internal sealed class McpScriptProcess
         }
     }
 
-    /// <summary>Ends the interpreter and frees what it held; the pool starts another if spare ones are short.</summary>
-    public void Discard()
+    /// <summary>Ends the interpreter and frees what it held; the pool starts another if none is ready (unless <paramref name="refill"/> is false).</summary>
+    public void Discard(bool refill = true)
     {
         Kill();
         if (Interlocked.Exchange(ref _discarded, 1) == 0)
@@ -259,7 +102,10 @@ internal sealed class McpScriptProcess
             lock (Pool)
             {
                 _alive--;
-                Fill();
+                if (refill)
+                {
+                    Fill();
+                }
             }
         }
     }
