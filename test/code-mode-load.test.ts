@@ -41,7 +41,7 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
     const running = runFrom(a!, SPIN);
     await sleep(1000);
     const queued = runFrom(b!, 'return (await api.get_owner({ ownerId: 2 })).name;');
-    await sleep(200);
+    await sleep(500);
     const before = s.api.requests.length;
     const refused = await runFrom(c!, 'return (await api.get_owner({ ownerId: 1 })).name;');
     assert.equal(refused.isError, true);
