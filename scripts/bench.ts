@@ -52,9 +52,10 @@ import { scale } from './bench/scale.js';
 import { load } from './bench/load.js';
 import { loadAuth } from './bench/load-auth.js';
 import { tasks } from './bench/tasks.js';
+import { loadScripts } from './bench/load-scripts.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale, load, loadAuth, tasks];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale, load, loadAuth, tasks, loadScripts];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);

@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string; scriptTimeout: string; scriptMaxStatements: string; scriptMaxRecursion: string; scriptMaxMemory: string; scriptMaxCalls: string; auditLog: string } {
+export function environmentVariables(serverName: string) {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -32,6 +32,11 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     scriptMaxRecursion: `${prefix}_SCRIPT_MAX_RECURSION`,
     scriptMaxMemory: `${prefix}_SCRIPT_MAX_MEMORY_MB`,
     scriptMaxCalls: `${prefix}_SCRIPT_MAX_CALLS`,
+    /** Code mode: how many scripts run at once, how many wait and how long, and one caller's share of the running. */
+    scriptMaxRunning: `${prefix}_SCRIPT_MAX_RUNNING`,
+    scriptQueueLength: `${prefix}_SCRIPT_QUEUE_LENGTH`,
+    scriptQueueWait: `${prefix}_SCRIPT_QUEUE_WAIT_SECONDS`,
+    scriptMaxRunningPerCaller: `${prefix}_SCRIPT_MAX_RUNNING_PER_CALLER`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,
   };

@@ -11,6 +11,8 @@ import { detectFramework } from '../../src/dotnet.js';
 import { connect, dotnetBuild } from '../../examples/harness.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './library-api.js';
 import { scratchDir } from './scratch.js';
+import { connectFrom } from './caller-fetch.js';
+import { startReplica } from './replicas.js';
 
 export interface CodeProject {
   api: LibraryApi;
@@ -26,16 +28,10 @@ export interface ScriptAnswer { text: string; isError: boolean; ms: number }
 
 /** Generates and builds the project once; `start` then starts a server with these settings (SCRIPT_* by suffix). */
 export async function buildCodeProject(name: string, ...more: string[]): Promise<(settings?: Record<string, string>) => Promise<CodeProject>> {
-  const work = scratchDir(`code-${name.toLowerCase()}`);
-  const quiet = { out: () => {}, err: () => {} };
-  assert.equal(await runCli(['init', '--openapi-url', LIBRARY_SPEC, '--server-name', name, '--output-dir', work, '--mode', 'code', ...more], quiet), 0);
-  const build = await dotnetBuild(work);
-  assert.ok(build.ok, build.output);
-  assert.equal(build.warnings, 0, build.output);
+  const dll = await generateAndBuild(name, more);
   const prefix = name.toUpperCase();
   return async (settings = {}) => {
     const api = await startLibraryApi();
-    const dll = join(work, 'bin/Debug', detectFramework(), `${name}.dll`);
     const client = await connect({ command: 'dotnet', args: [dll] }, {
       [`${prefix}_BASE_URL`]: api.url, [`${prefix}_API_KEY`]: LIBRARY_KEY,
       ...Object.fromEntries(Object.entries(settings).map(([key, value]) => [`${prefix}_${key}`, value])),
@@ -53,6 +49,63 @@ export async function buildCodeProject(name: string, ...more: string[]): Promise
       },
     };
   };
+}
+
+/** `init --mode code` of the library API into a scratch folder, built (no warnings): the program's dll. */
+async function generateAndBuild(name: string, more: readonly string[]): Promise<string> {
+  const work = scratchDir(`code-${name.toLowerCase()}`);
+  const quiet = { out: () => {}, err: () => {} };
+  assert.equal(await runCli(['init', '--openapi-url', LIBRARY_SPEC, '--server-name', name, '--output-dir', work, '--mode', 'code', ...more], quiet), 0);
+  const build = await dotnetBuild(work);
+  assert.ok(build.ok, build.output);
+  assert.equal(build.warnings, 0, build.output);
+  return join(work, 'bin/Debug', detectFramework(), `${name}.dll`);
+}
+
+export interface CodeHttpServer {
+  api: LibraryApi;
+  dll: string;
+  /** The server's own process. */
+  pid: number;
+  /** An MCP client whose requests come from `address` (127.0.0.x): each address is a caller of its own. */
+  connect(address: string): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/** The same with `--transport http`: `start` runs `dotnet <dll> --urls http://127.0.0.1:<port>` with these settings (SCRIPT_* by suffix). */
+export async function buildCodeHttpProject(name: string): Promise<(settings?: Record<string, string>) => Promise<CodeHttpServer>> {
+  const dll = await generateAndBuild(name, ['--transport', 'http']);
+  const prefix = name.toUpperCase();
+  return async (settings = {}) => {
+    const api = await startLibraryApi();
+    const server = await startReplica(name, dll, {
+      [`${prefix}_BASE_URL`]: api.url, [`${prefix}_API_KEY`]: LIBRARY_KEY, Logging__LogLevel__Default: 'Warning',
+      ...Object.fromEntries(Object.entries(settings).map(([key, value]) => [`${prefix}_${key}`, value])),
+    });
+    const clients: Client[] = [];
+    return {
+      api, dll, pid: server.process.pid ?? -1,
+      connect: async (address) => {
+        const client = await connectFrom(server.url, address);
+        clients.push(client);
+        return client;
+      },
+      close: async () => {
+        await Promise.all(clients.map((c) => c.close().catch(() => {})));
+        const ended = new Promise((resolve) => server.process.once('exit', resolve));
+        server.process.kill('SIGTERM');
+        await ended;
+        await api.close();
+      },
+    };
+  };
+}
+
+/** run_script from `client`: its text, whether it is an error, and how long it took. */
+export async function runFrom(client: Client, code: string): Promise<ScriptAnswer> {
+  const started = Date.now();
+  const result = await client.callTool({ name: 'run_script', arguments: { code } }, undefined, { timeout: 120_000 }) as { content: { text?: string }[]; isError?: boolean };
+  return { text: result.content.map((c) => c.text ?? '').join(''), isError: result.isError === true, ms: Date.now() - started };
 }
 
 /** The `result` of a successful run_script answer. */

@@ -18,6 +18,15 @@ export const MAX_SCRIPT_LENGTH = 20_000;
 /** The default limits of one script (each a setting; see docs/code-mode.md), as the server and its README state them. */
 export const SCRIPT_LIMITS = { timeoutSeconds: 30, maxStatements: 10_000_000, maxRecursion: 200, maxMemoryMb: 128, maxCalls: 50 } as const;
 
+/** The interpreter process's heap room beside a script's memory limit, in MB: its hard heap limit is the sum. */
+export const SCRIPT_ROOM_MB = 96;
+
+/**
+ * How many scripts run and wait (each a setting; see docs/code-mode.md): scripts running at once default to one per
+ * core (at least 2), the queue to 16 × that (the queue costs little: its wait is bounded), one caller's share to half the running slots (at least 1) and half the queue.
+ */
+export const SCRIPT_ADMISSION = { queueWaitSeconds: 10, queuePerRunning: 16 } as const;
+
 /** The NuGet package of the interpreter (Jint: JavaScript in .NET, no native code, with execution constraints). */
 export const CODE_PACKAGES = [{ id: 'Jint', version: '4.18.0' }] as const;
 
@@ -62,7 +71,10 @@ export function emitCode(namespace: string, clientNamespace: string, source: str
       __TIMEOUT_SECONDS__: String(SCRIPT_LIMITS.timeoutSeconds), __MAX_STATEMENTS__: String(SCRIPT_LIMITS.maxStatements), __MAX_RECURSION__: String(SCRIPT_LIMITS.maxRecursion),
       __MAX_MEMORY_MB__: String(SCRIPT_LIMITS.maxMemoryMb), __MAX_CALLS__: String(SCRIPT_LIMITS.maxCalls),
     }),
-    template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace),
+    template('McpScriptAdmission', 'McpScriptAdmission.cs', namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds), __QUEUE_PER_RUNNING__: String(SCRIPT_ADMISSION.queuePerRunning) }),
+    template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace, { __ROOM_MB__: String(SCRIPT_ROOM_MB) }),
+    template('McpScriptPool', 'McpScriptPool.cs', namespace, source, clientNamespace),
+    template('McpScriptMemory', 'McpScriptMemory.cs', namespace, source, clientNamespace),
     template('McpScriptRunner', 'McpScriptRunner.cs', namespace, source, clientNamespace),
     template('McpScriptSandbox', 'McpScriptSandbox.cs', namespace, source, clientNamespace),
   ];

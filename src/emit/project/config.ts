@@ -1,4 +1,4 @@
-import { SCRIPT_LIMITS } from '../code/code.js';
+import { SCRIPT_ADMISSION, SCRIPT_LIMITS, SCRIPT_ROOM_MB } from '../code/code.js';
 import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
@@ -123,8 +123,12 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.scriptTimeout, String(SCRIPT_LIMITS.timeoutSeconds), 'wall time of one run_script script, in seconds'],
       [env.scriptMaxStatements, String(SCRIPT_LIMITS.maxStatements), 'statements one script may run'],
       [env.scriptMaxRecursion, String(SCRIPT_LIMITS.maxRecursion), 'depth of nested function calls in a script'],
-      [env.scriptMaxMemory, String(SCRIPT_LIMITS.maxMemoryMb), 'memory one script may allocate, in MB (its interpreter process also has a hard heap limit of this plus 96 MB)'],
+      [env.scriptMaxMemory, String(SCRIPT_LIMITS.maxMemoryMb), `memory one script may keep alive, in MB (it may allocate and drop as much as it likes); its interpreter process also has a hard heap limit of this plus ${SCRIPT_ROOM_MB} MB`],
       [env.scriptMaxCalls, String(SCRIPT_LIMITS.maxCalls), 'API calls one script may make (so also at most this many at once); the next ends the script'],
+      [env.scriptMaxRunning, 'cores (at least 2)', 'scripts running at once; each has an interpreter process, and at most 2 more are kept warm'],
+      [env.scriptQueueLength, `${SCRIPT_ADMISSION.queuePerRunning} × ${env.scriptMaxRunning}`, 'scripts waiting for a running slot; a script that finds the queue full is refused at once with `Error: busy: …`'],
+      [env.scriptQueueWait, String(SCRIPT_ADMISSION.queueWaitSeconds), 'longest wait in the queue, in seconds; a script still waiting then is refused with `Error: busy: …` (its time limit counts from its start, not from its call)'],
+      [env.scriptMaxRunningPerCaller, `half of ${env.scriptMaxRunning} (at least 1)`, 'HTTP: scripts one caller (token subject, else client address) may run at once; each caller may also hold at most half the queue'],
     );
   }
   if (location?.http?.oauth) {

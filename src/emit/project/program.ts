@@ -8,6 +8,7 @@ import { packageVersion } from '../../package.js';
 import { readAccessSettings, useAccessCheck } from '../http/access.js';
 import { readAuthorizationSettings, useAuthorization } from '../http/authorization.js';
 import { AUDIT_FILTER_LINE, configureTelemetry } from './telemetry.js';
+import { readScriptLimits } from '../code/settings.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -212,8 +213,10 @@ export function emitProgram(options: HostOptions): string {
   if (options.mode === 'code') {
     w.line('// search_operations with detail "full" gives each hit\'s signature, as scripts call it.');
     w.line('Tools.McpDiscovery.SignatureOf = Tools.McpCode.SignatureOf;');
-    w.line('// An interpreter process for scripts, started ahead.');
+    w.line('// Warm interpreter processes for scripts, started ahead.');
     w.line('Tools.McpScriptProcess.Prepare(Tools.McpCode.Limits);');
+    w.line('// Scripts running, waiting and the interpreters alive, as gauges (exported with OTEL_EXPORTER_OTLP_ENDPOINT).');
+    w.line('Tools.McpTelemetry.ObserveScripts(() => Tools.McpScriptAdmission.Running, () => Tools.McpScriptAdmission.Waiting, () => Tools.McpScriptAdmission.PoolSize);');
   }
   w.line();
   w.line('await app.RunAsync();');
@@ -239,20 +242,6 @@ export function emitProgram(options: HostOptions): string {
     w.close();
   }
   return w.toString();
-}
-
-/** Code mode: the limits of one script, from the settings. */
-function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
-  w.line('var scriptDefaults = new Tools.McpScriptLimits();');
-  w.line(`if (!TryReadNumber(${stringLiteral(env.scriptTimeout)}, scriptDefaults.TimeoutSeconds, 1, 3600, out var scriptSeconds)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxStatements)}, scriptDefaults.MaxStatements, 1000, 2_000_000_000, out var scriptStatements)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxRecursion)}, scriptDefaults.MaxRecursion, 10, 10_000, out var scriptRecursion)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxMemory)}, scriptDefaults.MaxMemoryMb, 16, 16_384, out var scriptMemory)`);
-  w.line(`    || !TryReadNumber(${stringLiteral(env.scriptMaxCalls)}, scriptDefaults.MaxCalls, 1, 10_000, out var scriptCalls))`);
-  w.line('{');
-  w.line('    return 1;');
-  w.line('}');
-  w.line('Tools.McpCode.Limits = new Tools.McpScriptLimits { TimeoutSeconds = scriptSeconds, MaxStatements = Math.Floor(scriptStatements), MaxRecursion = (int)scriptRecursion, MaxMemoryMb = Math.Floor(scriptMemory), MaxCalls = (int)scriptCalls };');
 }
 
 /** `Petstore/1.0.0 openapi-mcp-dotnet/0.1.0`: the server and API version, then the generator (RFC 9110 product tokens). */

@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -72,9 +73,26 @@ internal static class McpCode
     public static async Task<CallToolResult> RunScript(RequestContext<CallToolRequestParams> context, string code, CancellationToken cancellationToken = default)
     {
         var limits = Limits;
+        var waited = Stopwatch.StartNew();
+        var (slot, refusal) = await McpScriptAdmission.EnterAsync(McpCaller.Current, cancellationToken).ConfigureAwait(false);
+        if (slot is null)
+        {
+            return McpToolSupport.ErrorResult($"Error: {refusal}");
+        }
+        using var _ = slot;
+        McpScriptProcess script;
+        try
+        {
+            script = await McpScriptProcess.TakeAsync(limits, cancellationToken).ConfigureAwait(false);
+        }
+        catch (McpScriptStartException exception)
+        {
+            return Failed(exception.Message);
+        }
+        // The time limit counts from here: waiting for a slot and an interpreter is not the script's time.
+        var waitedMs = waited.ElapsedMilliseconds;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
-        var script = McpScriptProcess.Take(limits);
         var finished = false;
         var logs = new JsonArray();
         var calls = new List<Task>();
@@ -121,7 +139,7 @@ internal static class McpCode
                 else
                 {
                     finished = true;
-                    return Answer(message, logs);
+                    return Answer(message, logs, waitedMs);
                 }
             }
         }
@@ -148,12 +166,16 @@ internal static class McpCode
 
     private static CallToolResult Failed(string why) => McpToolSupport.ErrorResult(ApiSecrets.Redact($"Error: script failed: {why}"));
 
-    /// <summary>{"result": …, "logs": […]}, cut at the result limit like any answer.</summary>
-    private static CallToolResult Answer(JsonObject message, JsonArray logs)
+    /// <summary>
+    /// {"result": …, "logs": […]}, cut at the result limit like any answer; with "waitedMs" first when the script
+    /// waited for a slot or an interpreter before it started (1 ms or more).
+    /// </summary>
+    private static CallToolResult Answer(JsonObject message, JsonArray logs, long waitedMs)
     {
         var result = message["result"]!.GetValue<string>();
         var length = message["length"]!.GetValue<int>();
-        var text = $"{{\"result\":{result},\"logs\":{logs.ToJsonString(Output)}}}";
+        var waitedText = waitedMs > 0 ? $"\"waitedMs\":{waitedMs}," : "";
+        var text = $"{{{waitedText}\"result\":{result},\"logs\":{logs.ToJsonString(Output)}}}";
         // The answer's length had the interpreter sent the whole result, not only its first part.
         var total = text.Length - result.Length + length;
         if (result.Length < length || text.Length > McpTools.MaxResultLength)

@@ -23,7 +23,7 @@ namespace Petstore;
 /// ended with its result is kept for the next script (which runs in a new engine), so that a script does not wait
 /// for the runtime to start; one whose script failed is ended.
 /// </summary>
-internal sealed class McpScriptProcess
+internal sealed partial class McpScriptProcess
 {
     /// <summary>Longest message read from the interpreter: a result is cut to the result limit before it is sent.</summary>
     private static int MaxMessageLength => 2 * McpTools.MaxResultLength + 1024 * 1024;
@@ -55,9 +55,11 @@ internal sealed class McpScriptProcess
         {
             start.Environment["DOTNET_ROOT"] = root;
         }
-        // The interpreter's heap: the script's memory limit and room for the interpreter itself.
+        // The interpreter's heap: the script's memory limit and room for the interpreter itself; past it, an
+        // out-of-memory error ends the script (the live-memory limit is checked in the interpreter, McpScriptMemory).
         start.Environment["DOTNET_GCHeapHardLimit"] = "0x" + (((long)limits.MaxMemoryMb + 96) * 1024 * 1024).ToString("X");
         start.Environment["DOTNET_gcServer"] = "0";
+        start.Environment["DOTNET_gcConcurrent"] = "0";
         start.Environment["DOTNET_TieredPGO"] = "0";
         Limits = limits;
         _process = Process.Start(start) ?? throw new InvalidOperationException("the script interpreter did not start");
@@ -76,60 +78,40 @@ internal sealed class McpScriptProcess
 
     private McpScriptLimits Limits { get; }
 
-    /// <summary>Interpreters whose last script ended with its result, ready for another (each script gets a new realm).</summary>
-    private static readonly Stack<McpScriptProcess> Idle = new();
+    private int _discarded;
 
-    /// <summary>Most interpreters kept ready.</summary>
-    private const int MaxIdle = 2;
-
-    /// <summary>Starts an interpreter ahead, so that the first script does not wait for one.</summary>
-    public static void Prepare(McpScriptLimits limits) => _ = Task.Run(() => Keep(new McpScriptProcess(limits)));
-
-    /// <summary>A ready interpreter for a script under <paramref name="limits"/>; another is started for the next.</summary>
-    public static McpScriptProcess Take(McpScriptLimits limits)
+    /// <summary>Waits for the interpreter's "ready" line (sent once its engine has run a first script): null, or why not.</summary>
+    private async Task<string?> WarmAsync()
     {
-        McpScriptProcess? ready = null;
-        lock (Idle)
+        using var patience = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        try
         {
-            while (ready is null && Idle.TryPop(out var idle))
-            {
-                if (!idle._process.HasExited && idle.Limits == limits)
-                {
-                    ready = idle;
-                }
-                else
-                {
-                    idle.Discard();
-                }
-            }
+            var message = await ReceiveAsync(patience.Token).ConfigureAwait(false);
+            return message?["ready"] is not null ? null : Crash();
         }
-        if (ready is null || Idle.Count == 0)
+        catch (OperationCanceledException)
         {
-            Prepare(limits);
+            return "it was not ready within 60 s";
         }
-        return ready ?? new McpScriptProcess(limits);
     }
 
-    /// <summary>After a script that ended with its result: kept for the next script, or ended when enough are kept.</summary>
-    public static void Keep(McpScriptProcess process)
-    {
-        lock (Idle)
-        {
-            if (Idle.Count < MaxIdle && !process._process.HasExited)
-            {
-                Idle.Push(process);
-                return;
-            }
-        }
-        process.Discard();
-    }
-
-    /// <summary>Ends the interpreter and frees what it held.</summary>
-    public void Discard()
+    /// <summary>Ends the interpreter and frees what it held; the pool starts another if none is ready (unless <paramref name="refill"/> is false).</summary>
+    public void Discard(bool refill = true)
     {
         Kill();
-        _process.Dispose();
-        _writing.Dispose();
+        if (Interlocked.Exchange(ref _discarded, 1) == 0)
+        {
+            _process.Dispose();
+            _writing.Dispose();
+            lock (Pool)
+            {
+                _alive--;
+                if (refill)
+                {
+                    Fill();
+                }
+            }
+        }
     }
 
     public async Task SendAsync(JsonObject message, CancellationToken cancellationToken)
@@ -195,12 +177,16 @@ internal sealed class McpScriptProcess
         return errors.Contains("Stack overflow", StringComparison.Ordinal)
             ? "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)"
             : errors.Contains("OutOfMemory", StringComparison.Ordinal) || errors.Contains("out of memory", StringComparison.OrdinalIgnoreCase)
-                ? "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)"
+                ? McpScriptRunner.Exceeded
                 : $"the interpreter stopped (exit code {(_process.HasExited ? _process.ExitCode : -1)})";
     }
 
     public void Kill()
     {
+        if (_discarded != 0)
+        {
+            return;
+        }
         try
         {
             _process.Kill(entireProcessTree: true);
@@ -210,5 +196,7 @@ internal sealed class McpScriptProcess
             // already ended
         }
     }
-
 }
+
+/// <summary>No interpreter process could be started for a script.</summary>
+internal sealed class McpScriptStartException(string message) : Exception(message);

@@ -38,8 +38,14 @@ internal static partial class McpScriptRunner
 
     public static int Run()
     {
-        // Ready before the script arrives: the first script of a process pays no start-up.
-        new Engine(o => o.Interop.Enabled = false).Evaluate("(async () => JSON.stringify([1, 'a', { b: null }]))()");
+        // Warm before it counts as ready: an engine like a script's has run a first script (promises, JSON, strings),
+        // so that no script pays for loading and compiling the interpreter. Then the base of the live-memory limit
+        // is measured, and the server is told.
+        var warm = NewEngine(new Budget(1_000_000, TimeSpan.FromSeconds(60), 0), new LiveMemory(long.MaxValue / 2), 100);
+        warm.Evaluate("(async () => { const v = JSON.parse(JSON.stringify([1, 'a', { b: null }])); await Promise.resolve(v); return [v, `${v.length}`.padStart(3), [3, 1, 2].sort().map(String).join()]; })()");
+        warm.Advanced.ProcessTasks();
+        MeasureBase();
+        Send(new JsonObject { ["ready"] = true });
         // One script at a time, each in a new engine (a fresh realm); a script that fails or hits a limit ends the
         // process, and the server starts another.
         while (Console.In.ReadLine() is { } line)
@@ -60,28 +66,32 @@ internal static partial class McpScriptRunner
             TimeSpan.FromSeconds(limits["seconds"]!.GetValue<double>()),
             limits["calls"]!.GetValue<int>());
         var maxLength = limits["resultLength"]!.GetValue<int>();
+        var memory = new LiveMemory((long)limits["memoryMb"]!.GetValue<double>() * 1024 * 1024);
         try
         {
-            var engine = new Engine(options =>
-            {
-                options.Interop.Enabled = false;
-                options.Host.StringCompilationAllowed = false;
-                options.Strict = false;
-                options.TimeZone = TimeZoneInfo.Utc;
-                options.Culture = System.Globalization.CultureInfo.InvariantCulture;
-                options.LimitRecursion(limits["recursion"]!.GetValue<int>());
-                options.Constraints.StackOverflowGuard = true;
-                options.LimitMemory((long)limits["memoryMb"]!.GetValue<double>() * 1024 * 1024);
-                options.Json.MaxParseDepth = 256;
-                options.Constraint(budget);
-            });
-            new Runner(engine, budget, maxLength).Run(request["code"]!.GetValue<string>(), request["tools"]!.AsArray().Select(t => t!.GetValue<string>()));
+            var engine = NewEngine(budget, memory, limits["recursion"]!.GetValue<int>());
+            new Runner(engine, budget, memory, maxLength).Run(request["code"]!.GetValue<string>(), request["tools"]!.AsArray().Select(t => t!.GetValue<string>()));
         }
         catch (Exception exception)
         {
             Fail(Describe(exception));
         }
     }
+
+    /// <summary>A fresh engine (a new realm) with the sandbox's options and the script's constraints.</summary>
+    private static Engine NewEngine(Budget budget, LiveMemory memory, int recursion) => new(options =>
+    {
+        options.Interop.Enabled = false;
+        options.Host.StringCompilationAllowed = false;
+        options.Strict = false;
+        options.TimeZone = TimeZoneInfo.Utc;
+        options.Culture = System.Globalization.CultureInfo.InvariantCulture;
+        options.LimitRecursion(recursion);
+        options.Constraints.StackOverflowGuard = true;
+        options.Json.MaxParseDepth = 256;
+        options.Constraint(budget);
+        options.Constraint(memory);
+    });
 
     /// <summary>Sends one message to the server.</summary>
     private static void Send(JsonObject message)
@@ -102,10 +112,9 @@ internal static partial class McpScriptRunner
     /// <summary>What stopped a script, in the words of the limit it hit, or its error and the line it came from.</summary>
     private static string Describe(Exception exception) => exception switch
     {
-        MemoryLimitExceededException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
         RecursionDepthOverflowException => "it nested calls deeper than the limit allows (SCRIPT_MAX_RECURSION)",
         StatementsCountOverflowException => "it ran more statements than the limit allows (SCRIPT_MAX_STATEMENTS)",
-        OutOfMemoryException => "it used more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)",
+        OutOfMemoryException => Exceeded,
         InsufficientExecutionStackException => "it nested values or calls so deep that the interpreter ran out of stack (SCRIPT_MAX_RECURSION)",
         JavaScriptException js => Located(ErrorText(js.Error), js.Location.Start.Line),
         Acornima.ParseErrorException parse => Located("SyntaxError: " + parse.Description, parse.LineNumber),

@@ -26,7 +26,7 @@ internal static partial class McpScriptRunner
     /// messages; each API call is a promise settled when the server answers; the loop runs until the script's own
     /// promise settles.
     /// </summary>
-    private sealed class Runner(Engine engine, Budget budget, int maxLength)
+    private sealed class Runner(Engine engine, Budget budget, LiveMemory memory, int maxLength)
     {
         /// <summary>Lines of the wrapper before the script's first line.</summary>
         public const int PreludeLines = 1;
@@ -105,7 +105,9 @@ internal static partial class McpScriptRunner
                     engine.Invoke(settle.Resolve, new JsonParser(engine).Parse(answer["value"]!.GetValue<string>()));
                 }
                 engine.Advanced.ProcessTasks();
+                memory.Look();
             }
+            memory.Look();
             if (fulfilled == false)
             {
                 Fail(Located(ErrorText(outcome), LineOf(outcome)));

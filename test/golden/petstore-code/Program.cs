@@ -68,6 +68,16 @@ if (!TryReadNumber("PETSTORE_SCRIPT_TIMEOUT_SECONDS", scriptDefaults.TimeoutSeco
     return 1;
 }
 Tools.McpCode.Limits = new Tools.McpScriptLimits { TimeoutSeconds = scriptSeconds, MaxStatements = Math.Floor(scriptStatements), MaxRecursion = (int)scriptRecursion, MaxMemoryMb = Math.Floor(scriptMemory), MaxCalls = (int)scriptCalls };
+// How many scripts run at once (one per core, at least 2), how many wait and how long, and one caller's share.
+var admissionDefaults = new Tools.McpScriptAdmissionLimits();
+if (!TryReadNumber("PETSTORE_SCRIPT_MAX_RUNNING", admissionDefaults.MaxRunning, 1, 1024, out var scriptRunning)
+    || !TryReadNumber("PETSTORE_SCRIPT_QUEUE_LENGTH", 16 * Math.Floor(scriptRunning), 0, 100_000, out var scriptQueue)
+    || !TryReadNumber("PETSTORE_SCRIPT_QUEUE_WAIT_SECONDS", admissionDefaults.QueueWaitSeconds, 0, 3600, out var scriptQueueWait)
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_RUNNING_PER_CALLER", Math.Max(1, Math.Floor(scriptRunning / 2)), 1, 1024, out var scriptPerCaller))
+{
+    return 1;
+}
+Tools.McpScriptAdmission.Limits = new Tools.McpScriptAdmissionLimits { MaxRunning = (int)scriptRunning, QueueLength = (int)scriptQueue, QueueWaitSeconds = scriptQueueWait, MaxRunningPerCaller = (int)scriptPerCaller };
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
@@ -130,8 +140,10 @@ Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>
 Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());
 // search_operations with detail "full" gives each hit's signature, as scripts call it.
 Tools.McpDiscovery.SignatureOf = Tools.McpCode.SignatureOf;
-// An interpreter process for scripts, started ahead.
+// Warm interpreter processes for scripts, started ahead.
 Tools.McpScriptProcess.Prepare(Tools.McpCode.Limits);
+// Scripts running, waiting and the interpreters alive, as gauges (exported with OTEL_EXPORTER_OTLP_ENDPOINT).
+Tools.McpTelemetry.ObserveScripts(() => Tools.McpScriptAdmission.Running, () => Tools.McpScriptAdmission.Waiting, () => Tools.McpScriptAdmission.PoolSize);
 
 await app.RunAsync();
 return 0;

@@ -1,0 +1,177 @@
+#nullable enable
+
+using System;
+using System.Collections.Generic;
+using System.ComponentModel;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace __NAMESPACE__;
+
+/// <summary>
+/// The pool of interpreter processes: warm ones (each has run a first script before it counts as ready) wait for
+/// scripts; a script admitted by <see cref="McpScriptAdmission"/> takes one, or waits for the next that is ready.
+/// At most <see cref="McpScriptAdmissionLimits.MaxRunning"/> + <see cref="Spare"/> are alive at once.
+/// </summary>
+internal sealed partial class McpScriptProcess
+{
+    private static readonly object Pool = new();
+
+    /// <summary>Warm interpreters (each has run a script before it counts as ready), waiting for a script.</summary>
+    private static readonly Stack<McpScriptProcess> Idle = new();
+
+    /// <summary>Scripts waiting for an interpreter (none was idle), first come first served.</summary>
+    private static readonly Queue<TaskCompletionSource<McpScriptProcess>> Takers = new();
+
+    private static McpScriptLimits _limits = new();
+    private static int _alive;
+    private static int _starting;
+
+    /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
+    public const int Spare = 2;
+
+    /// <summary>Most interpreters alive at once: one per running script and the spare ones.</summary>
+    private static int Cap => McpScriptAdmission.Limits.MaxRunning + Spare;
+
+    /// <summary>Interpreter processes alive now: running a script, ready, or starting.</summary>
+    public static int Alive
+    {
+        get { lock (Pool) return _alive; }
+    }
+
+    /// <summary>Starts the spare interpreters ahead, so that the first scripts do not wait for one.</summary>
+    public static void Prepare(McpScriptLimits limits)
+    {
+        lock (Pool)
+        {
+            _limits = limits;
+            Fill(Spare);
+        }
+    }
+
+    /// <summary>
+    /// A warm interpreter for a script under <paramref name="limits"/>: an idle one, else the next that is ready
+    /// (started now if none is starting for this script). Only admitted scripts take one
+    /// (<see cref="McpScriptAdmission"/>), so the pool never holds more than their number and the spare ones.
+    /// </summary>
+    public static async Task<McpScriptProcess> TakeAsync(McpScriptLimits limits, CancellationToken cancellationToken)
+    {
+        TaskCompletionSource<McpScriptProcess> taker;
+        lock (Pool)
+        {
+            _limits = limits;
+            while (Idle.TryPop(out var idle))
+            {
+                if (!idle._process.HasExited && idle.Limits == limits)
+                {
+                    Fill();
+                    return idle;
+                }
+                idle.Discard();
+            }
+            taker = new TaskCompletionSource<McpScriptProcess>(TaskCreationOptions.RunContinuationsAsynchronously);
+            Takers.Enqueue(taker);
+            if (_starting < Takers.Count(t => !t.Task.IsCompleted) && _alive < Cap)
+            {
+                Start();
+            }
+            Fill();
+        }
+        using var _ = cancellationToken.Register(() => taker.TrySetCanceled(cancellationToken));
+        return await taker.Task.ConfigureAwait(false);
+    }
+
+    /// <summary>After a script that ended with its result: to the next script waiting, else kept ready, else ended.</summary>
+    public static void Keep(McpScriptProcess process)
+    {
+        lock (Pool)
+        {
+            if (process._process.HasExited || process.Limits != _limits)
+            {
+                process.Discard();
+                return;
+            }
+            Hand(process);
+        }
+    }
+
+    /// <summary>A ready interpreter to the first script still waiting for one, else kept ready while spare ones are short.</summary>
+    private static void Hand(McpScriptProcess process)
+    {
+        while (Takers.TryDequeue(out var taker))
+        {
+            if (taker.TrySetResult(process))
+            {
+                return;
+            }
+        }
+        if (Idle.Count < Spare)
+        {
+            Idle.Push(process);
+            return;
+        }
+        process.Discard();
+    }
+
+    /// <summary>
+    /// Starts interpreters (within the cap) until <paramref name="ready"/> are ready or starting beyond the scripts
+    /// waiting for one: one after a script took an interpreter (those whose scripts end well come back), the spare
+    /// ones when the server starts.
+    /// </summary>
+    private static void Fill(int ready = 1)
+    {
+        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
+        {
+            Start();
+        }
+    }
+
+    /// <summary>Starts an interpreter; it joins the pool once warm (its "ready" line), or fails the first waiting script.</summary>
+    private static void Start()
+    {
+        _alive++;
+        _starting++;
+        var limits = _limits;
+        _ = Task.Run(async () =>
+        {
+            McpScriptProcess? process = null;
+            string? failure;
+            try
+            {
+                process = new McpScriptProcess(limits);
+                failure = await process.WarmAsync().ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is InvalidOperationException or Win32Exception or IOException)
+            {
+                failure = exception.Message;
+            }
+            lock (Pool)
+            {
+                _starting--;
+                if (failure is null && process is not null)
+                {
+                    Hand(process);
+                    return;
+                }
+                // Not started again here: an interpreter that cannot start would be started forever.
+                if (process is null)
+                {
+                    _alive--;
+                }
+                else
+                {
+                    process.Discard(refill: false);
+                }
+                while (Takers.TryDequeue(out var taker))
+                {
+                    if (taker.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}")))
+                    {
+                        break;
+                    }
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,118 @@
+/**
+ * Code mode under load, on a `--mode code --transport http` server of the library API: scripts are admitted to a
+ * bounded number of running slots and a bounded queue (a script that cannot get in is refused at once, "busy"), a
+ * queued script's time limit counts from its start and its answer says how long it waited, one caller cannot take
+ * every slot, and the memory limit bounds what a script keeps alive, not what it allocates. Each caller is an MCP
+ * client from a loopback address of its own (127.0.0.x).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildCodeHttpProject, processesOf, resultOf, runFrom, type CodeHttpServer } from './support/code-project.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Spins until its time limit ends it (the statement limit is set out of reach). */
+const SPIN = 'while (true) {}';
+/** Runs for about `ms` of wall time, then returns `value`. */
+const busyFor = (ms: number, value: string): string => `const end = Date.now() + ${ms}; while (Date.now() < end) {} return '${value}';`;
+const interpreters = (server: CodeHttpServer): number => processesOf(server.dll).filter((p) => p.args.includes('--mcp-script-runner')).length;
+
+describe('code mode under load: admission, queue, shares and live memory', () => {
+  let start: Awaited<ReturnType<typeof buildCodeHttpProject>>;
+  let server: CodeHttpServer | undefined;
+
+  before(async () => {
+    start = await buildCodeHttpProject('Scripts');
+  });
+
+  after(async () => {
+    await server?.close();
+  });
+
+  /** A server with these settings in place of the last one. */
+  const restart = async (settings: Record<string, string>): Promise<CodeHttpServer> => {
+    await server?.close();
+    server = await start(settings);
+    return server;
+  };
+
+  test('a script that finds the running slot and the queue full is refused at once as busy; one that waits past the queue\'s wait is refused too; the server serves on', async () => {
+    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '1', SCRIPT_QUEUE_WAIT_SECONDS: '1', SCRIPT_TIMEOUT_SECONDS: '6', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const [a, b, c] = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3'].map((address) => s.connect(address)));
+    const running = runFrom(a!, SPIN);
+    await sleep(1000);
+    const queued = runFrom(b!, 'return (await api.get_owner({ ownerId: 2 })).name;');
+    await sleep(500);
+    const before = s.api.requests.length;
+    const refused = await runFrom(c!, 'return (await api.get_owner({ ownerId: 1 })).name;');
+    assert.equal(refused.isError, true);
+    assert.equal(refused.text, 'Error: busy: 1 scripts running, 1 waiting; try again in a few seconds');
+    const waited = await queued;
+    assert.equal(waited.isError, true);
+    assert.equal(waited.text, 'Error: busy: no slot came free within 1 s (SCRIPT_QUEUE_WAIT_SECONDS); 1 scripts running, 0 waiting; try again in a few seconds');
+    // Neither refused script ran: the API saw nothing from them.
+    assert.equal(s.api.requests.length, before);
+    assert.ok(interpreters(s) <= 1 + 2, `${interpreters(s)} interpreters`);
+    assert.match((await running).text, /^Error: script failed: it ran longer than the time limit of 6 s \(SCRIPT_TIMEOUT_SECONDS\)$/);
+    assert.equal(resultOf(await runFrom(c!, 'return (await api.get_owner({ ownerId: 1 })).name;')), 'Owner A');
+  });
+
+  test('a queued script runs once a slot is free: its answer says how long it waited, and its time limit counts from its start', async () => {
+    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '2', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const [a, b] = await Promise.all([s.connect('127.0.0.1'), s.connect('127.0.0.2')]);
+    const first = runFrom(a!, busyFor(3000, 'first'));
+    await sleep(500);
+    // Waits about 2.5 s, then runs 3 s: 5.5 s from its call, more than the 4 s limit, yet within it from its start.
+    const second = await runFrom(b!, busyFor(3000, 'second'));
+    assert.equal(resultOf(await first), 'first');
+    const answer = JSON.parse(second.text) as { waitedMs?: number; result?: string };
+    assert.equal(second.isError, false, second.text);
+    assert.equal(answer.result, 'second');
+    assert.ok((answer.waitedMs ?? 0) >= 1500, second.text);
+    assert.ok(second.ms > 4000, `${second.ms} ms from the call`);
+  });
+
+  test('one caller cannot take every slot: while it floods, it runs its share and queues its half of the queue, and another caller gets a slot at once', async () => {
+    const s = await restart({ SCRIPT_MAX_RUNNING: '2', SCRIPT_QUEUE_LENGTH: '4', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const flooding = await Promise.all(Array.from({ length: 4 }, () => s.connect('127.0.0.1')));
+    const other = await s.connect('127.0.0.2');
+    const settled: string[] = [];
+    const flood = flooding.map((client, i) => runFrom(client, SPIN).then((answer) => (settled.push(`flood ${i}`), answer)));
+    await sleep(1000);
+    const quick = await runFrom(other, 'return 6 * 7;');
+    const floodSettledFirst = settled.length;
+    assert.equal(resultOf(quick), 42);
+    const answers = await Promise.all(flood);
+    // The fourth of the flood found its caller's half of the queue (2) full, and was the only one of the flood to
+    // end before the other caller's script (the others run until their 4 s limit).
+    const refusedFlood = answers.filter((a) => a.text.startsWith('Error: busy: this caller has 1 scripts running and 2 waiting, its share (SCRIPT_MAX_RUNNING_PER_CALLER)'));
+    assert.equal(refusedFlood.length, 1, answers.map((a) => a.text).join('\n'));
+    assert.equal(answers.filter((a) => /time limit of 4 s/.test(a.text)).length, 3, answers.map((a) => a.text).join('\n'));
+    assert.equal(floodSettledFirst, 1, settled.join(', '));
+  });
+
+  test('the memory limit bounds live memory: allocating and dropping 300 × 1 MB, and parsing a 95 KB JSON text 2,000 times, succeed; keeping 200 MB alive fails, with or without API calls between; the next script runs', async () => {
+    const s = await restart({ SCRIPT_TIMEOUT_SECONDS: '120' });
+    const client = await s.connect('127.0.0.1');
+    const dropped = await runFrom(client, 'let n = 0; for (let i = 0; i < 300; i++) { const s = "x".repeat(1 << 19) + i; n += s.length; } return n;');
+    assert.equal(resultOf(dropped), 300 * (1 << 19) + 10 + 90 * 2 + 200 * 3);
+    const parsed = await runFrom(client, `
+      const items = [];
+      for (let i = 0; i < 680; i++) items.push({ id: i, title: 'Book number ' + i, tags: ['poetry', 'science'], summary: 'word '.repeat(12) + i });
+      const text = JSON.stringify(items);
+      let total = 0;
+      for (let i = 0; i < 2000; i++) total += JSON.parse(text).length;
+      return [text.length, total];`);
+    const [length, total] = resultOf(parsed) as [number, number];
+    assert.ok(length > 90_000 && length < 100_000, `${length} characters`);
+    assert.equal(total, 2000 * 680);
+    for (const code of [
+      'const keep = []; for (let i = 0; i < 200; i++) keep.push("x".repeat(1 << 19) + i); return keep.length;',
+      'const keep = []; for (let i = 0; i < 200; i++) { keep.push("x".repeat(1 << 19) + i); if (i % 10 === 9) await api.get_owner({ ownerId: 1 }); } return keep.length;',
+    ]) {
+      const kept = await runFrom(client, code);
+      assert.equal(kept.isError, true, code);
+      assert.equal(kept.text, 'Error: script failed: it held more memory than the limit allows (SCRIPT_MAX_MEMORY_MB)', code);
+      assert.equal(resultOf(await runFrom(client, 'return (await api.get_owner({ ownerId: 3 })).name;')), 'Owner C');
+    }
+  });
+});
