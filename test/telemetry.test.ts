@@ -8,6 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
@@ -200,6 +201,14 @@ describe('telemetry of a stdio server in code mode', () => {
     assert.deepEqual([line?.caller, line?.tool, line?.outcome, line?.status, line?.requests, line?.arguments], ['local', 'run_script', 'ok', 200, 2, ['code']]);
     assert.ok(!serverLog(client).includes(LIBRARY_KEY) && !JSON.stringify(receiver.spans).includes(LIBRARY_KEY));
     await receiver.waitFor(() => receiver.points.some((p) => p.metric === 'mcp.tool.calls' && p.attributes['gen_ai.tool.name'] === 'run_script'));
+  });
+
+  test('code mode\'s gauges arrive: scripts running and waiting, and the interpreters alive (warm ones started with the server)', async () => {
+    const latest = (metric: string): number | undefined => receiver.points.filter((p) => p.metric === metric).at(-1)?.value;
+    await receiver.waitFor(() => ['mcp.scripts.running', 'mcp.scripts.waiting', 'mcp.scripts.pool.size'].every((m) => latest(m) !== undefined) && (latest('mcp.scripts.pool.size') ?? 0) >= 1);
+    assert.equal(latest('mcp.scripts.running'), 0, 'no script runs between calls');
+    assert.equal(latest('mcp.scripts.waiting'), 0);
+    assert.ok((latest('mcp.scripts.pool.size') ?? 0) <= Math.max(2, cpus().length) + 2, 'at most SCRIPT_MAX_RUNNING + 2 interpreters');
   });
 });
 
