@@ -8,7 +8,7 @@ export function environmentPrefix(serverName: string): string {
 }
 
 /** The environment variables (and configuration keys) the generated server reads. */
-export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string; scriptTimeout: string; scriptMaxStatements: string; scriptMaxRecursion: string; scriptMaxMemory: string; scriptMaxCalls: string } {
+export function environmentVariables(serverName: string): { baseUrl: string; timeout: string; maxResultLength: string; headers: string; userAgent: string; allowedHosts: string; allowedOrigins: string; rateLimitPerMinute: string; rateLimitBurst: string; maxRequestBytes: string; drainSeconds: string; authAuthority: string; resourceUrl: string; authScopes: string; authClientId: string; authClientSecret: string; scriptTimeout: string; scriptMaxStatements: string; scriptMaxRecursion: string; scriptMaxMemory: string; scriptMaxCalls: string } {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
@@ -19,6 +19,11 @@ export function environmentVariables(serverName: string): { baseUrl: string; tim
     /** HTTP only: host names and origins the server accepts besides loopback ones. */
     allowedHosts: `${prefix}_ALLOWED_HOSTS`,
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
+    /** HTTP only: requests to /mcp one caller may make a minute, and at once; the largest request body; the drain on stop. */
+    rateLimitPerMinute: `${prefix}_RATE_LIMIT_PER_MINUTE`,
+    rateLimitBurst: `${prefix}_RATE_LIMIT_BURST`,
+    maxRequestBytes: `${prefix}_MAX_REQUEST_BYTES`,
+    drainSeconds: `${prefix}_DRAIN_SECONDS`,
     /** `--auth oauth`: the authorization server, this server's MCP URL (the tokens' audience), scopes every call needs. */
     authAuthority: `${prefix}_AUTH_AUTHORITY`,
     resourceUrl: `${prefix}_RESOURCE_URL`,
