@@ -110,12 +110,25 @@ internal sealed class McpScriptProcess
         return ready ?? new McpScriptProcess(limits);
     }
 
+    /// <summary>Set once the server stops: no interpreter is kept any more.</summary>
+    private static bool _ended;
+
+    /// <summary>When the server stops: ends the interpreters kept ready (those running a script end with it).</summary>
+    public static void EndAll()
+    {
+        lock (Idle)
+        {
+            _ended = true;
+            while (Idle.TryPop(out var idle)) idle.Discard();
+        }
+    }
+
     /// <summary>After a script that ended with its result: kept for the next script, or ended when enough are kept.</summary>
     public static void Keep(McpScriptProcess process)
     {
         lock (Idle)
         {
-            if (Idle.Count < MaxIdle && !process._process.HasExited)
+            if (!_ended && Idle.Count < MaxIdle && !process._process.HasExited)
             {
                 Idle.Push(process);
                 return;
