@@ -30,7 +30,7 @@ export function readLimitSettings(w: CSharpWriter, serverName: string, code: boo
   w.line('}');
   w.line('var limits = new Tools.McpHttpLimits');
   w.line('{');
-  w.line('    PerMinute = Math.Floor(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),');
+  w.line('    PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),');
   if (code) {
     w.line('    // After the drain: the interpreter processes kept ready for scripts end with the server.');
     w.line('    OnStopped = Tools.McpScriptProcess.EndAll,');

@@ -100,8 +100,8 @@ internal sealed class McpHttpLimits
         var limit = MaxRequestBytes.ToString(CultureInfo.InvariantCulture);
         if (context.Request.ContentLength is { } length && length > MaxRequestBytes)
         {
-            // Nothing of the body is read; the connection is closed after the answer rather than drained.
-            context.Response.Headers.Connection = "close";
+            // Nothing of the body is read; an HTTP/1 connection is closed after the answer rather than drained.
+            CloseAfter(context);
             await RefuseAsync(context, StatusCodes.Status413PayloadTooLarge, -32600, $"Request too large: {length.ToString(CultureInfo.InvariantCulture)} bytes, over the limit of {limit}");
             return;
         }
@@ -112,8 +112,17 @@ internal sealed class McpHttpLimits
         catch (BadHttpRequestException error) when (error.StatusCode == StatusCodes.Status413PayloadTooLarge && !context.Response.HasStarted)
         {
             // A body without a Content-Length (chunked) that grew past the limit: Kestrel stopped reading it.
-            context.Response.Headers.Connection = "close";
+            CloseAfter(context);
             await RefuseAsync(context, StatusCodes.Status413PayloadTooLarge, -32600, $"Request too large: over the limit of {limit} bytes");
+        }
+    }
+
+    /// <summary>HTTP/1 only: HTTP/2 and 3 have no Connection header (a stream ends, not the connection).</summary>
+    private static void CloseAfter(HttpContext context)
+    {
+        if (HttpProtocol.IsHttp11(context.Request.Protocol) || HttpProtocol.IsHttp10(context.Request.Protocol))
+        {
+            context.Response.Headers.Connection = "close";
         }
     }
 

@@ -76,7 +76,7 @@ if (!TryReadNumber("PETSTORE_RATE_LIMIT_PER_MINUTE", 300, 0, 1_000_000, out var 
 }
 var limits = new Tools.McpHttpLimits
 {
-    PerMinute = Math.Floor(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),
+    PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),
 };
 limits.AddServices(builder);
 // The request being served, for who its caller is (the credentials and limits of a call follow its caller).
