@@ -19,6 +19,11 @@ export function environmentVariables(serverName: string) {
     /** HTTP only: host names and origins the server accepts besides loopback ones. */
     allowedHosts: `${prefix}_ALLOWED_HOSTS`,
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
+    /** HTTP only: requests to /mcp one caller may make a minute, and at once; the largest request body; the drain on stop. */
+    rateLimitPerMinute: `${prefix}_RATE_LIMIT_PER_MINUTE`,
+    rateLimitBurst: `${prefix}_RATE_LIMIT_BURST`,
+    maxRequestBytes: `${prefix}_MAX_REQUEST_BYTES`,
+    drainSeconds: `${prefix}_DRAIN_SECONDS`,
     /** `--auth oauth`: the authorization server, this server's MCP URL (the tokens' audience), scopes every call needs. */
     authAuthority: `${prefix}_AUTH_AUTHORITY`,
     resourceUrl: `${prefix}_RESOURCE_URL`,

@@ -19,9 +19,12 @@ export function sharedInitArgs(outputDir: string): string[] {
   return ['init', '--openapi-url', SHARED_SPEC, '--server-name', 'Shared', '--output-dir', outputDir, '--transport', 'http', '--forward-auth', FORWARD_HEADER];
 }
 
-/** The settings of replica `name`: no credential (each caller brings their own); it tells the API who it is (X-Replica). */
+/**
+ * The settings of replica `name`: no credential (each caller brings their own); it tells the API who it is (X-Replica).
+ * No per-caller rate limit: the load tests send thousands of calls from one address (nginx's) to measure the server.
+ */
 export function sharedReplicaEnv(name: string, apiUrl: string, logLevel: string): Record<string, string> {
-  return { SHARED_BASE_URL: apiUrl, SHARED_HEADERS: `X-Replica: ${name}`, Logging__LogLevel__Default: logLevel };
+  return { SHARED_BASE_URL: apiUrl, SHARED_HEADERS: `X-Replica: ${name}`, SHARED_RATE_LIMIT_PER_MINUTE: '0', Logging__LogLevel__Default: logLevel };
 }
 
 export interface SharedApi {

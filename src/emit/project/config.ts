@@ -1,4 +1,5 @@
 import { SCRIPT_ADMISSION, SCRIPT_LIMITS, SCRIPT_ROOM_MB } from '../code/code.js';
+import { HTTP_LIMITS } from '../http/limits.js';
 import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
@@ -116,6 +117,10 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     rows.push(
       [env.allowedHosts, '(none)', 'host names (without port) the server answers to besides loopback ones, comma-separated; with none, a server that listens on loopback only answers loopback names, and one that listens on other addresses (Docker, Kubernetes) answers any'],
       [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
+      [env.rateLimitPerMinute, String(HTTP_LIMITS.perMinute), 'requests to /mcp one caller (token subject, else client address) may make a minute, per replica; over it: 429 with `Retry-After`; 0: no limit'],
+      [env.rateLimitBurst, String(HTTP_LIMITS.burst), 'requests one caller may make at once after a pause'],
+      [env.maxRequestBytes, String(HTTP_LIMITS.maxRequestBytes), 'largest request body in bytes; a larger one is refused with 413 before it is read'],
+      [env.drainSeconds, String(HTTP_LIMITS.drainSeconds), 'on SIGTERM, how long calls in flight may take to finish (no new connection is accepted meanwhile) before the server ends'],
     );
   }
   if (code) {
@@ -172,6 +177,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       '`Dockerfile` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); `kubernetes.yaml` runs two replicas behind a Service. Any replica answers any request: no session affinity is needed.',
       '',
       `Every request's \`Host\` and \`Origin\` are checked first, so that a web page cannot drive the server through DNS rebinding: a request from a web page whose origin is not loopback or listed in \`${env.allowedOrigins}\` is refused with 403, and so is a \`Host\` that is not loopback or listed in \`${env.allowedHosts}\` (with none listed, a server that listens on other addresses than loopback answers any \`Host\`: list the names clients use once it is on a network). \`/healthz\` answers any \`Host\`. Anyone who can reach the server uses the API with its credentials: put it where only its callers can reach it.`,
+      '',
+      `Each caller (the token's subject, else the client's address: behind a proxy, the proxy's) may send ${HTTP_LIMITS.perMinute} requests to /mcp a minute (\`${env.rateLimitPerMinute}\`), ${HTTP_LIMITS.burst} at once (\`${env.rateLimitBurst}\`); each replica counts its own. A caller over the limit gets 429 with \`Retry-After\`; a body over ${HTTP_LIMITS.maxRequestBytes} bytes (\`${env.maxRequestBytes}\`) gets 413 unread. On SIGTERM the server stops accepting connections, lets the calls in flight finish for up to ${HTTP_LIMITS.drainSeconds} seconds (\`${env.drainSeconds}\`), and exits.`,
       '',
     ] : []),
     ...(location?.http?.oauth ? [

@@ -6,6 +6,10 @@ import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
 import { kebabName } from '../../names/identifiers.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { HTTP_LIMITS } from '../http/limits.js';
+
+/** Seconds a stopping pod keeps serving while the Service and its proxies stop sending to it (the preStop wait). */
+export const PRE_STOP_SECONDS = 5;
 
 /** The port the container listens on: the official ASP.NET Core images' own default (ASPNETCORE_HTTP_PORTS). */
 export const CONTAINER_PORT = 8080;
@@ -79,6 +83,10 @@ function emitManifest(options: HostOptions): string {
     `      labels: { app: ${name} }`,
     '    spec:',
     '      securityContext: { runAsNonRoot: true }',
+    `      # Stopping: ${PRE_STOP_SECONDS} s of preStop wait while the endpoints are updated, then SIGTERM: the server accepts no new`,
+    `      # connection and finishes the calls in flight within ${env.drainSeconds} (${HTTP_LIMITS.drainSeconds} s); 5 s more before SIGKILL.`,
+    `      # Raise this with ${env.drainSeconds}: the grace period counts the preStop wait and the drain.`,
+    `      terminationGracePeriodSeconds: ${PRE_STOP_SECONDS + HTTP_LIMITS.drainSeconds + 5}`,
     '      containers:',
     `        - name: ${name}`,
     `          image: ${image}`,
@@ -87,6 +95,8 @@ function emitManifest(options: HostOptions): string {
     '          # Settings and credentials (see README.md) from a Secret; without it the spec\'s base URL is used.',
     '          envFrom:',
     `            - secretRef: { name: ${name}-settings, optional: true }`,
+    '          lifecycle:',
+    `            preStop: { exec: { command: ["sleep", "${PRE_STOP_SECONDS}"] } }`,
     '          readinessProbe:',
     ...probe('/healthz', 5),
     '          livenessProbe:',

@@ -2,6 +2,7 @@ import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
 import { emitToolCatalog, emitToolSupport } from '../tools/tool-support.js';
 import { emitHttpAccess } from '../http/access.js';
+import { emitHttpLimits } from '../http/limits.js';
 import { AUTH_PACKAGES, emitAuthorization } from '../http/authorization.js';
 import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
@@ -40,7 +41,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...emitTelemetry(options, source),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
-    ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
+    ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),

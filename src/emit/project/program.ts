@@ -9,6 +9,7 @@ import { readAccessSettings, useAccessCheck } from '../http/access.js';
 import { readAuthorizationSettings, useAuthorization } from '../http/authorization.js';
 import { AUDIT_FILTER_LINE, configureTelemetry } from './telemetry.js';
 import { readScriptLimits } from '../code/settings.js';
+import { readLimitSettings, useLimits } from '../http/limits.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -71,6 +72,7 @@ export function emitProgram(options: HostOptions): string {
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   if (options.mode === 'code') readScriptLimits(w, env);
   if (http) readAccessSettings(w, options.serverName);
+  if (http) readLimitSettings(w, options.serverName, options.mode === 'code');
   if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);
   if (http) {
     w.line('// The request being served, for who its caller is (the credentials and limits of a call follow its caller).');
@@ -202,6 +204,7 @@ export function emitProgram(options: HostOptions): string {
     w.line('Tools.McpCaller.Identify = () => callers.HttpContext is { } call ? Tools.McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;');
     w.line();
     if (options.auth === 'oauth') useAuthorization(w);
+    useLimits(w);
     if (options.auth === 'oauth' && options.mode === 'code') {
       w.line('// A script\'s api calls need the scopes of the operations they call, as the caller\'s own tools/call would.');
       w.line('Tools.McpCode.Admit = tool => authorization.Refusal(callers.HttpContext?.User, tool);');

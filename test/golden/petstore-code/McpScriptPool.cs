@@ -101,9 +101,30 @@ internal sealed partial class McpScriptProcess
         }
     }
 
+    /// <summary>Set once the server has stopped: no interpreter is kept or started any more.</summary>
+    private static bool _ended;
+
+    /// <summary>When the server stops (after its drain): ends the interpreters kept ready; those still running a script end with it.</summary>
+    public static void EndAll()
+    {
+        lock (Pool)
+        {
+            _ended = true;
+            while (Idle.TryPop(out var idle))
+            {
+                idle.Discard(refill: false);
+            }
+        }
+    }
+
     /// <summary>A ready interpreter to the first script still waiting for one, else kept ready while spare ones are short.</summary>
     private static void Hand(McpScriptProcess process)
     {
+        if (_ended)
+        {
+            process.Discard(refill: false);
+            return;
+        }
         while (Takers.TryDequeue(out var taker))
         {
             if (taker.TrySetResult(process))
@@ -126,7 +147,7 @@ internal sealed partial class McpScriptProcess
     /// </summary>
     private static void Fill(int ready = 1)
     {
-        while (_alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
+        while (!_ended && _alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
         {
             Start();
         }

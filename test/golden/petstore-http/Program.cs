@@ -65,6 +65,20 @@ if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETST
     Console.Error.WriteLine(accessError);
     return 1;
 }
+
+// Requests per caller, the largest request body, and how long requests in flight may take to finish on stop.
+if (!TryReadNumber("PETSTORE_RATE_LIMIT_PER_MINUTE", 300, 0, 1_000_000, out var ratePerMinute)
+    || !TryReadNumber("PETSTORE_RATE_LIMIT_BURST", 60, 1, 1_000_000, out var rateBurst)
+    || !TryReadNumber("PETSTORE_MAX_REQUEST_BYTES", 1048576, 1024, 1_073_741_824, out var maxRequestBytes)
+    || !TryReadNumber("PETSTORE_DRAIN_SECONDS", 25, 0, 3600, out var drainSeconds))
+{
+    return 1;
+}
+var limits = new Tools.McpHttpLimits
+{
+    PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),
+};
+limits.AddServices(builder);
 // The request being served, for who its caller is (the credentials and limits of a call follow its caller).
 builder.Services.AddHttpContextAccessor();
 
@@ -140,6 +154,8 @@ app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOW
 var callers = app.Services.GetRequiredService<IHttpContextAccessor>();
 Tools.McpCaller.Identify = () => callers.HttpContext is { } call ? Tools.McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;
 
+// A body over the size limit is refused (413) unread; a caller over the rate limit gets 429 and Retry-After.
+limits.Use(app);
 app.MapMcp("/mcp");
 // For load balancers and orchestrators: the process is up and serving.
 app.MapGet("/healthz", () => "ok");
