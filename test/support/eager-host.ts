@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGES } from '../../src/emit/project/host.js';
+import { TELEMETRY_PACKAGES } from '../../src/emit/project/telemetry.js';
 
 /** Writes the host project `<dir>/Eager.csproj` for the generated project in `project` (a path relative to `dir`). */
 export async function writeEagerHost(dir: string, project: string, namespace: string, serverKey: string, baseUrlVariable: string, framework: string): Promise<void> {
@@ -21,7 +22,7 @@ export async function writeEagerHost(dir: string, project: string, namespace: st
     '  <ItemGroup>',
     `    <Compile Include="${project}/**/*.cs" Exclude="${project}/Program.cs;${project}/obj/**;${project}/bin/**" />`,
     '    <Compile Include="Program.cs" />',
-    ...PACKAGES.map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...PACKAGES, ...TELEMETRY_PACKAGES].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '</Project>',
     '',

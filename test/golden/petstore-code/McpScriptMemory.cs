@@ -30,10 +30,10 @@ internal static partial class McpScriptRunner
     /// whether or not it awaits in between (unlike Jint's LimitMemory, an allocation budget restarted at each entry
     /// into the engine). Each time the script has allocated another step (a 32nd of the limit), after each API answer
     /// and at the end, when the heap is above the base and the limit, a full collection tells live memory from garbage;
-    /// still above, the script ends
-    /// (a script that stays near its limit while it allocates and drops pays a collection at each look past it). Between two checks a statement can
-    /// allocate at most what the process's hard heap limit allows (the limit and the interpreter's room): past it, an
-    /// out-of-memory error ends the script with the same message.
+    /// still above, the script ends (a script that stays near its limit while it allocates and drops pays a collection
+    /// at each look past it). Between two looks a statement can allocate at most what the process's hard heap limit
+    /// allows (the limit and the interpreter's room): past it, an out-of-memory error ends the script with the same
+    /// message.
     /// </summary>
     private sealed class LiveMemory(long limitBytes) : Constraint
     {
