@@ -9,6 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { scratchDir } from './support/scratch.js';
 import { planNames, prepare, type PreparedApi } from '../src/index.js';
 import { inputSchema } from '../src/emit/tools/input-schema.js';
+import { outputSchema } from '../src/emit/tools/output-schema.js';
+import { schemaProblems } from './support/schema-rules.js';
 import { REPO } from './support/golden.js';
 
 const sink = await prepare(join(REPO, 'test/fixtures/kitchen-sink.yaml'));
@@ -108,4 +110,32 @@ test('a string item of a query array must not be empty: `tags=` is read as no va
   const schema = schemaOf(await prepare(join(dir, 'diary.json')), '/diary') as { properties: Record<string, { items: Record<string, unknown> }> };
   assert.deepEqual(schema.properties.types?.items, { type: 'string', minLength: 1 });
   assert.deepEqual(schema.properties.loose?.items, { type: 'string' });
+});
+
+test('every schema is one a strict client accepts: an enum lists each value once, an array has items, draft-07 and 2020-12 both validate it', async () => {
+  const spec = {
+    openapi: '3.0.3', info: { title: 'Hooks', version: '1' },
+    paths: { '/webhook_endpoints': { post: {
+      parameters: [{ name: 'ids', in: 'query', schema: { type: 'array' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['url'], properties: {
+        url: { type: 'string' },
+        // As Stripe's spec has it: one version listed twice.
+        api_version: { type: 'string', enum: ['2019-12-03', '2020-03-02', '2019-12-03', '2020-08-27'] },
+        sizes: { type: 'array', items: { type: 'integer', enum: [1, 2, 2, 3] } },
+        loose: { type: 'array' },
+      } } } } },
+      responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } } },
+    } } },
+  };
+  const dir = scratchDir('input-schema');
+  await writeFile(join(dir, 'hooks.json'), JSON.stringify(spec));
+  const api = await prepare(join(dir, 'hooks.json'));
+  const schema = schemaOf(api, '/webhook_endpoints') as { properties: { ids: Record<string, unknown>; body: { properties: Record<string, Record<string, unknown>> } } };
+  assert.deepEqual(schema.properties.body.properties.api_version?.enum, ['2019-12-03', '2020-03-02', '2020-08-27']);
+  assert.deepEqual((schema.properties.body.properties.sizes?.items as { enum: unknown[] }).enum, [1, 2, 3]);
+  assert.ok(schema.properties.ids.items, 'an array parameter without items gets items');
+  assert.ok(schema.properties.body.properties.loose?.items, 'an array property without items gets items');
+  const op = api.model.operations[0]!;
+  const plan = planNames(api.model);
+  assert.deepEqual(schemaProblems(plan.operations.get(op.id)?.toolName ?? '', { inputSchema: schema, outputSchema: outputSchema(api.model, op)?.schema }), []);
 });

@@ -25,7 +25,9 @@ export function isUntypedPart(part: unknown): boolean {
 export function constraintsOf(node: Schema): Constraints | undefined {
   let found: Writable<Constraints> | undefined;
   const values = Array.isArray(node.enum) ? node.enum.filter((v) => v !== null) : 'const' in node && node.const !== null && node.const !== undefined ? [node.const] : undefined;
-  if (values && values.length > 0) (found ??= {}).enum = values;
+  // Each value once: a spec may list one twice (Stripe's api_version), and a schema with duplicate enum items is
+  // invalid JSON Schema (draft-07), which strict clients refuse along with the whole tool list.
+  if (values && values.length > 0) (found ??= {}).enum = distinct(values);
   if (typeof node.format === 'string' && node.format.trim() !== '') (found ??= {}).format = node.format;
   if (typeof node.pattern === 'string' && node.pattern !== '') (found ??= {}).pattern = node.pattern;
   for (const key of NUMBER_KEYWORDS) {
@@ -55,4 +57,15 @@ export function mergeConstraints(inner: Constraints | undefined, outer: Constrai
 /** `type` with more constraints. */
 export function withConstraints<T extends TypeRef>(type: T, extra: Constraints | undefined): T {
   return extra ? { ...type, constraints: mergeConstraints(type.constraints, extra) } : type;
+}
+
+/** The values in their first order, each once (compared as JSON: `1` and `"1"` stay apart). */
+function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = JSON.stringify(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
