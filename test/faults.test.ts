@@ -65,7 +65,12 @@ describe('generated server under faults', () => {
         case 'not-json': return json(200, '<html>oops</html>', { 'content-type': 'text/html' });
         case 'huge': return json(200, JSON.stringify([{ id: 1, name: 'x'.repeat(200_000), species: 'dog' }]));
         case 'hang': return;
-        default: return json(200, '[{"id":1,"name":"Rex","species":"dog"}]');
+        default:
+          if (fault in ERROR_SHAPES) {
+            const { status, body, type } = ERROR_SHAPES[fault]!;
+            return json(status, JSON.stringify(body), { 'content-type': type ?? 'application/json' });
+          }
+          return json(200, '[{"id":1,"name":"Rex","species":"dog"}]');
       }
     });
     client = await connect({ command: 'dotnet', args: [dll] }, { PETSTORE_BASE_URL: faults.url, PETSTORE_TIMEOUT_SECONDS: '1', PETSTORE_MAX_RESULT_LENGTH: '1000' });
@@ -95,6 +100,14 @@ describe('generated server under faults', () => {
     // Read no further than 64 KB (the larger of 4 × the limit and 64 KB), then cut to the limit.
     assert.match(huge, /\n\[truncated: the response was cut at 65536 bytes and not read further; ask for less, e.g. with filters or paging\]$/);
     assert.ok(huge.length < 1200);
+  });
+
+  test('an error answer keeps the reasons the API gives, in each shape real APIs use, bounded', async () => {
+    for (const [shape, { expected }] of Object.entries(ERROR_SHAPES)) {
+      const answer = await call(shape);
+      if (typeof expected === 'string') assert.equal(answer, expected, shape);
+      else assert.ok(expected(answer), `${shape}: ${answer}`);
+    }
   });
 
   test('cancellation from the client cancels the HTTP call', async () => {
@@ -131,3 +144,66 @@ describe('generated server under faults', () => {
     }
   });
 });
+
+/**
+ * Error bodies as real APIs send them, picked by X-Request-Id, and the answer each must give: the API's message and
+ * the reasons it lists (which field, what is wrong), so that the assistant can fix its call.
+ */
+const ERROR_SHAPES: Record<string, { status: number; body: unknown; type?: string; expected: string | ((answer: string) => boolean) }> = {
+  'aspnet-validation-problem': {
+    status: 400, type: 'application/problem+json',
+    body: { type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { Name: ['The Name field is required.'], Age: ['The field Age must be between 1 and 120.'] } },
+    expected: 'Error: One or more validation errors occurred: The Name field is required.; The field Age must be between 1 and 120. (HTTP 400)',
+  },
+  'problem-invalid-params': {
+    status: 400, type: 'application/problem+json',
+    body: { type: 'https://example.net/validation-error', title: 'Your request parameters didn\'t validate.', 'invalid-params': [{ name: 'age', reason: 'must be a positive integer' }, { name: 'color', reason: 'must be \'green\', \'red\' or \'blue\'' }] },
+    expected: 'Error: Your request parameters didn\'t validate: age: must be a positive integer; color: must be \'green\', \'red\' or \'blue\' (HTTP 400)',
+  },
+  'joi-details': {
+    status: 400,
+    body: { message: 'Request validation failed: Parameter (body) failed schema validation. Refer to the `details` list for more information.', details: [{ message: '"name" must be URL friendly', path: ['name'], type: 'string.pattern.name' }] },
+    expected: 'Error: Request validation failed: Parameter (body) failed schema validation. Refer to the `details` list for more information: "name" must be URL friendly (HTTP 400)',
+  },
+  'rails-errors': {
+    status: 422, body: { errors: { name: ['can\'t be blank', 'is too short (minimum is 3 characters)'] } },
+    expected: 'Error: name: can\'t be blank; name: is too short (minimum is 3 characters) (HTTP 422)',
+  },
+  'laravel-errors': {
+    status: 422, body: { message: 'The given data was invalid.', errors: { email: ['The email field is required.'] } },
+    expected: 'Error: The given data was invalid: The email field is required. (HTTP 422)',
+  },
+  'spring-errors': {
+    status: 400,
+    body: { timestamp: '2026-11-26T10:00:00Z', status: 400, error: 'Bad Request', message: 'Validation failed for object=\'pet\'. Error count: 1', errors: [{ objectName: 'pet', field: 'name', defaultMessage: 'must not be blank', code: 'NotBlank' }] },
+    expected: 'Error: Validation failed for object=\'pet\'. Error count: 1: name: must not be blank (HTTP 400)',
+  },
+  'google-details': {
+    status: 400,
+    body: { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'pet.name', description: 'Name must not be empty' }] }] } },
+    expected: 'Error: Request contains an invalid argument: pet.name: Name must not be empty (HTTP 400)',
+  },
+  'google-errors': {
+    status: 400,
+    body: { error: { code: 400, message: 'Invalid value \'x\'.', errors: [{ message: 'Invalid value \'x\'.', domain: 'global', reason: 'invalid' }, { message: 'Required parameter: species', domain: 'global', reason: 'required' }] } },
+    expected: 'Error: Invalid value \'x\': Required parameter: species (HTTP 400)',
+  },
+  'github-errors': {
+    status: 422,
+    body: { message: 'Validation Failed', errors: [{ resource: 'Issue', field: 'title', code: 'missing_field' }], documentation_url: 'https://docs.github.com/rest' },
+    expected: 'Error: Validation Failed: title: missing_field (HTTP 422)',
+  },
+  'jsonapi-errors': {
+    status: 422, type: 'application/vnd.api+json',
+    body: { errors: [{ status: '422', source: { pointer: '/data/attributes/name' }, title: 'Invalid Attribute', detail: 'Name must contain at least three characters.' }, { status: '422', source: { pointer: '/data/attributes/species' }, title: 'Invalid Attribute', detail: 'Species is not one of dog, cat.' }] },
+    expected: 'Error: Invalid Attribute: Name must contain at least three characters.; Invalid Attribute: Species is not one of dog, cat. (HTTP 422)',
+  },
+  'many-errors': {
+    status: 400, body: { message: 'Invalid input', errors: Array.from({ length: 200 }, (_, i) => ({ field: `field${i}`, message: 'is wrong' })) },
+    expected: (answer) => answer.startsWith('Error: Invalid input: field0: is wrong; field1: is wrong;') && answer.includes('; field19: is wrong (HTTP 400)') && !answer.includes('field20'),
+  },
+  'long-errors': {
+    status: 400, body: { message: 'Invalid input', errors: Array.from({ length: 30 }, (_, i) => ({ field: `field${i}`, message: `${'is wrong '.repeat(20)}(${i})` })) },
+    expected: (answer) => answer.startsWith('Error: Invalid input: field0: is wrong') && answer.endsWith('… (HTTP 400)') && answer.length <= 'Error: '.length + 2001 + ' (HTTP 400)'.length,
+  },
+};

@@ -62,7 +62,10 @@ public static class ApiErrorMessages
         return inner.Message;
     }
 
-    /// <summary>problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c> field; a JSON string; short plain text.</summary>
+    /// <summary>
+    /// The error's message (problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c>
+    /// field; a JSON string; short plain text) and the reasons the body lists (see <see cref="Reasons"/>), bounded.
+    /// </summary>
     public static string? FromBody(string body, string? mediaType)
     {
         var trimmed = body.Trim();
@@ -76,7 +79,7 @@ public static class ApiErrorMessages
             try
             {
                 using var document = JsonDocument.Parse(trimmed);
-                return Limit(FromJson(document.RootElement));
+                return WithReasons(Limit(FromJson(document.RootElement)), document.RootElement);
             }
             catch (JsonException)
             {
@@ -124,6 +127,161 @@ public static class ApiErrorMessages
             }
         }
         return title;
+    }
+
+    /// <summary>Most reasons a message lists, and the longest message with its reasons.</summary>
+    private const int MaxReasons = 20;
+    private const int MaxWithReasons = 2000;
+
+    /// <summary>
+    /// Where APIs list why a request failed: problem+json <c>errors</c> (ASP.NET's ValidationProblemDetails, a map of
+    /// field to messages) and <c>invalid-params</c> (RFC 9457); <c>details</c> (Joi and celebrate; Google's
+    /// <c>error.details</c>, whose BadRequest lists <c>fieldViolations</c>); <c>errors</c> arrays or maps (Rails,
+    /// Laravel, Spring, GitHub, JSON:API, Google's <c>error.errors</c>); Stoplight Prism's <c>validation</c>.
+    /// </summary>
+    private static readonly string[] ReasonLists = ["errors", "invalid-params", "invalidParams", "details", "fieldViolations", "violations", "validationErrors", "fieldErrors", "validation"];
+
+    /// <summary>Where a reason names the argument it is about.</summary>
+    private static readonly string[] FieldNames = ["field", "name", "path", "param", "parameter", "property", "propertyPath", "pointer", "instancePath", "loc", "location"];
+
+    /// <summary>Where a reason says what is wrong.</summary>
+    private static readonly string[] ReasonTexts = ["message", "detail", "description", "defaultMessage", "reason", "msg", "title", "code"];
+
+    /// <summary>The message and the reasons the body lists that it does not already say (each once), bounded.</summary>
+    private static string? WithReasons(string? message, JsonElement root)
+    {
+        var reasons = new List<(string Text, string Shown)>();
+        Collect(root, reasons, 0);
+        var extra = new List<string>();
+        foreach (var (reason, shown) in reasons)
+        {
+            if (extra.Count < MaxReasons && !extra.Contains(shown) && (message is null || !message.Contains(reason, StringComparison.OrdinalIgnoreCase)))
+            {
+                extra.Add(shown);
+            }
+        }
+        if (extra.Count == 0)
+        {
+            return message;
+        }
+        var text = (message is null ? "" : message.TrimEnd().TrimEnd('.', ':', ';') + ": ") + string.Join("; ", extra);
+        return text.Length <= MaxWithReasons ? text : text[..MaxWithReasons] + "…";
+    }
+
+    /// <summary>The reasons an error object lists, and those of the error object it wraps (Google's <c>error</c>).</summary>
+    private static void Collect(JsonElement element, List<(string Text, string Shown)> reasons, int depth)
+    {
+        if (element.ValueKind != JsonValueKind.Object || depth > 4)
+        {
+            return;
+        }
+        foreach (var name in ReasonLists)
+        {
+            if (Property(element, name) is JsonElement list)
+            {
+                Listed(list, reasons, depth + 1);
+            }
+        }
+        if (Property(element, "error") is { ValueKind: JsonValueKind.Object } wrapped)
+        {
+            Collect(wrapped, reasons, depth + 1);
+        }
+    }
+
+    /// <summary>A list of reasons (strings or objects), or a map of field to its messages.</summary>
+    private static void Listed(JsonElement list, List<(string Text, string Shown)> reasons, int depth)
+    {
+        if (list.ValueKind == JsonValueKind.Array)
+        {
+            foreach (var item in list.EnumerateArray())
+            {
+                Reason(item, null, reasons, depth);
+            }
+        }
+        else if (list.ValueKind == JsonValueKind.Object && Text(list, "message") is null && Text(list, "detail") is null)
+        {
+            foreach (var property in list.EnumerateObject())
+            {
+                if (property.Value.ValueKind == JsonValueKind.Array)
+                {
+                    foreach (var item in property.Value.EnumerateArray())
+                    {
+                        Reason(item, property.Name, reasons, depth);
+                    }
+                }
+                else
+                {
+                    Reason(property.Value, property.Name, reasons, depth);
+                }
+            }
+        }
+    }
+
+    /// <summary>One reason, "field: what is wrong" where it names a field the text does not already name.</summary>
+    private static void Reason(JsonElement item, string? field, List<(string Text, string Shown)> reasons, int depth)
+    {
+        string? text;
+        if (item.ValueKind == JsonValueKind.String)
+        {
+            text = NonEmpty(item.GetString());
+        }
+        else if (item.ValueKind == JsonValueKind.Object)
+        {
+            text = First(item, ReasonTexts);
+            field = FieldOf(item) ?? field;
+            if (text is null)
+            {
+                // A group of reasons (Google's BadRequest detail with its fieldViolations).
+                Collect(item, reasons, depth + 1);
+                return;
+            }
+        }
+        else
+        {
+            return;
+        }
+        if (text is not null && reasons.Count < 4 * MaxReasons)
+        {
+            reasons.Add((text, Limit(field is null || text.Contains(field, StringComparison.OrdinalIgnoreCase) ? text : $"{field}: {text}")!));
+        }
+    }
+
+    /// <summary>The field a reason names: a string, a path of names (<c>["body", "name"]</c>), or JSON:API's <c>source.pointer</c>.</summary>
+    private static string? FieldOf(JsonElement item)
+    {
+        foreach (var name in FieldNames)
+        {
+            if (Property(item, name) is not JsonElement value)
+            {
+                continue;
+            }
+            if (value.ValueKind == JsonValueKind.String && NonEmpty(value.GetString()) is { } text)
+            {
+                return text;
+            }
+            if (value.ValueKind == JsonValueKind.Array)
+            {
+                var parts = new List<string>();
+                foreach (var part in value.EnumerateArray())
+                {
+                    parts.Add(part.ValueKind == JsonValueKind.String ? part.GetString() ?? "" : part.GetRawText());
+                }
+                return parts.Count > 0 ? string.Join(".", parts) : null;
+            }
+        }
+        return Property(item, "source") is { ValueKind: JsonValueKind.Object } source ? First(source, ["pointer", "parameter", "header"]) : null;
+    }
+
+    private static string? First(JsonElement element, string[] names)
+    {
+        foreach (var name in names)
+        {
+            if (Text(element, name) is { } text)
+            {
+                return text;
+            }
+        }
+        return null;
     }
 
     private static JsonElement? Property(JsonElement element, string name)
