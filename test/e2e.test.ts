@@ -208,7 +208,7 @@ describe('generated Petstore server, driven by an MCP client', () => {
         'Error: slow down; retry after 30 seconds (HTTP 429)',
       ]);
       // A success the API labels JSON but which is not: what it sent, as text.
-      assert.equal(answers[6], '"not json{"');
+      assert.equal(answers[6], 'not json{');
       assert.equal(answers[7], 'Error: Pet not found: GET /pets/8 (HTTP 404)');
       assert.equal(answers[8], 'Error: The API failed on GET /pets/9: Service Unavailable (HTTP 503)');
       assert.deepEqual(answers.slice(9), [

@@ -72,21 +72,27 @@ describe('generated servers against what real servers send', () => {
 
   test('answers are read by the Content-Type the API sent', async () => {
     const raw = async (kind: string): Promise<unknown> => JSON.parse(await callText(client, 'get_raw', { kind }));
+    // Text comes as it is, not as a JSON string of it: no escaped newline or quote.
+    const text = (kind: string): Promise<string> => callText(client, 'get_raw', { kind });
     assert.deepEqual(await raw('ndjson'), [{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
     assert.deepEqual(await raw('json-seq'), [{ id: 1 }, { id: 2 }]);
-    assert.equal(await raw('html'), '<html><body><h1>Hello</h1></body></html>');
-    assert.equal(await raw('xml'), '<items><item id="1"/></items>');
-    assert.equal(await raw('text'), 'plain words');
+    assert.equal(await text('html'), '<html><body><h1>Hello</h1></body></html>');
+    assert.equal(await text('xml'), '<items><item id="1"/></items>');
+    assert.equal(await text('text'), 'plain words');
+    assert.equal(await text('lines'), 'first "line"\nsecond line\n');
+    // A success whose text reads like an error answer stays a JSON string, and is no error.
+    const errorLike = await client.callTool({ name: 'get_raw', arguments: { kind: 'error-like-text' } }) as { content: { text: string }[]; isError?: boolean };
+    assert.deepEqual([errorLike.isError ?? false, errorLike.content[0]?.text], [false, JSON.stringify('Error: this page explains an error code')]);
     assert.deepEqual(await raw('png'), { status: 200, contentType: 'image/png', length: PNG.length, base64: PNG.toString('base64') });
     assert.deepEqual(await raw('octet'), { status: 200, contentType: 'application/octet-stream', length: 5, base64: 'AAEC/v8=' });
     // JSON values one after the other (a gRPC gateway's stream), said to be JSON: an array of them.
     assert.deepEqual(await raw('stream'), [{ result: { n: 1 } }, { result: { n: 2 } }]);
     // No Content-Type: JSON if it parses, else text, else (not UTF-8) a file.
     assert.deepEqual(await raw('untyped-json'), { name: 'listing', content: 'two items' });
-    assert.equal(await raw('untyped-text'), 'just words');
+    assert.equal(await text('untyped-text'), 'just words');
     assert.deepEqual(await raw('untyped-bytes'), { status: 200, length: 4, base64: '//4AgQ==' });
     // The spec says JSON; the API sends HTML: the HTML, as text.
-    assert.equal(JSON.parse(await callText(client, 'get_answer', { kind: 'html' })), '<html><body><h1>Hello</h1></body></html>');
+    assert.equal(await callText(client, 'get_answer', { kind: 'html' }), '<html><body><h1>Hello</h1></body></html>');
   });
 
   test('an error body that is a JSON string is the message', async () => {

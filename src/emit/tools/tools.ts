@@ -123,10 +123,13 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('return Limit(start) + $"\\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";');
   w.close();
   w.line();
-  w.line('// The answer as the API sent it (JSON as JSON, text as a JSON string), whatever the spec said its shape was.');
+  w.line('// The answer as the API sent it (JSON as JSON, text as it is), whatever the spec said its shape was.');
   w.line('var json = (result.Body ?? result.Value) switch');
   w.line('{');
   w.line('    null => JsonSerializer.Serialize(new { status = result.StatusCode }),');
+  w.line('    // Text itself, not a JSON string of it (no escaped newline or quote); one that reads like an error answer stays');
+  w.line('    // a JSON string, so that a success is never taken for a failure.');
+  w.line(`    string text => text.StartsWith("Error: ", StringComparison.Ordinal) ? JsonSerializer.Serialize(text, ${FIXED_NAMES.json}.Options) : text,`);
   w.line(`    ${FIXED_NAMES.file} file => JsonSerializer.Serialize(new`);
   w.line('    {');
   w.line('        status = result.StatusCode,');

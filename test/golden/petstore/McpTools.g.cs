@@ -126,10 +126,13 @@ public static partial class McpTools
             return Limit(start) + $"\n[truncated: the response was cut at {result.CutAtBytes} bytes and not read further; ask for less, e.g. with filters or paging]";
         }
 
-        // The answer as the API sent it (JSON as JSON, text as a JSON string), whatever the spec said its shape was.
+        // The answer as the API sent it (JSON as JSON, text as it is), whatever the spec said its shape was.
         var json = (result.Body ?? result.Value) switch
         {
             null => JsonSerializer.Serialize(new { status = result.StatusCode }),
+            // Text itself, not a JSON string of it (no escaped newline or quote); one that reads like an error answer stays
+            // a JSON string, so that a success is never taken for a failure.
+            string text => text.StartsWith("Error: ", StringComparison.Ordinal) ? JsonSerializer.Serialize(text, ApiJson.Options) : text,
             ApiFile file => JsonSerializer.Serialize(new
             {
                 status = result.StatusCode,
