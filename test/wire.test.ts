@@ -159,6 +159,12 @@ describe('generated servers against what real servers send', () => {
     assert.equal(last().headers.cookie, undefined);
   });
 
+  test('a cookie set on a redirect goes with the redirects of that call, and no further', async () => {
+    assert.deepEqual(JSON.parse(await callText(client, 'get_raw', { kind: 'cookie-set' })), { cookies: 'flavour=oat' });
+    assert.deepEqual(api.requests.slice(-2).map((r) => [r.url, r.headers.cookie]), [[`/api/raw/cookie-set?token=${URL_TOKEN}`, undefined], ['/api/raw/cookie-echo', 'flavour=oat']]);
+    assert.deepEqual(JSON.parse(await callText(client, 'get_raw', { kind: 'cookie-echo' })), { cookies: null });
+  });
+
   test('arguments a tool does not take are refused before anything is sent', async () => {
     const before = api.requests.length;
     const echo = await client.callTool({ name: 'get_echo', arguments: { page: '2', q: 'mcp tools' } });

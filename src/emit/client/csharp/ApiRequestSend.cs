@@ -1,9 +1,11 @@
 #nullable enable
 
 using System;
+using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Linq;
+using System.Net;
 using System.Net.Http;
 using System.Text;
 using System.Text.Json;
@@ -49,12 +51,14 @@ public sealed partial class ApiRequest
         var endsAt = httpClient.Timeout == Timeout.InfiniteTimeSpan ? DateTimeOffset.MaxValue : DateTimeOffset.UtcNow + httpClient.Timeout;
         var method = Method;
         var withBody = true;
+        // Cookies the API sets on a redirect (a login, a cookie check), for the redirects of this call only.
+        CookieContainer? jar = null;
         try
         {
             // Redirects are followed here, and only within the API's origin: the credentials go nowhere else.
             for (var redirects = 0; ; redirects++)
             {
-                using var message = CreateMessage(method, target, withBody, endsAt);
+                using var message = CreateMessage(method, target, withBody, endsAt, jar?.GetCookieHeader(target));
                 using var response = await httpClient.SendAsync(message, HttpCompletionOption.ResponseHeadersRead, token).ConfigureAwait(false);
                 var status = (int)response.StatusCode;
                 if (status is 301 or 302 or 303 or 307 or 308 && response.Headers.Location is { } location)
@@ -73,6 +77,21 @@ public sealed partial class ApiRequest
                     {
                         method = HttpMethod.Get;
                         withBody = false;
+                    }
+                    if (response.Headers.TryGetValues("Set-Cookie", out var setCookies))
+                    {
+                        jar ??= new CookieContainer();
+                        foreach (var setCookie in setCookies)
+                        {
+                            try
+                            {
+                                jar.SetCookies(target, setCookie);
+                            }
+                            catch (CookieException)
+                            {
+                                // A cookie the jar cannot read (or one for another domain or path) is not sent.
+                            }
+                        }
                     }
                     target = next;
                     continue;
@@ -167,7 +186,7 @@ public sealed partial class ApiRequest
         string.Equals(a.Scheme, b.Scheme, StringComparison.OrdinalIgnoreCase) && string.Equals(a.IdnHost, b.IdnHost, StringComparison.OrdinalIgnoreCase) && a.Port == b.Port;
 
     /// <summary>A new message for each attempt (a message, and its content, can be sent once).</summary>
-    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody, DateTimeOffset endsAt)
+    private HttpRequestMessage CreateMessage(HttpMethod method, Uri target, bool withBody, DateTimeOffset endsAt, string? redirectCookies)
     {
         var message = new HttpRequestMessage(method, target) { Content = withBody ? content?.Invoke() : null };
         message.Options.Set(DeadlineOption, endsAt);
@@ -184,9 +203,10 @@ public sealed partial class ApiRequest
                 message.Content.Headers.TryAddWithoutValidation(header.Key, header.Value);
             }
         }
-        if (cookies.Count > 0)
+        IReadOnlyList<string> sent = string.IsNullOrEmpty(redirectCookies) ? cookies : [.. cookies, redirectCookies];
+        if (sent.Count > 0)
         {
-            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", cookies));
+            message.Headers.TryAddWithoutValidation("Cookie", string.Join("; ", sent));
         }
         if (accept is not null)
         {
