@@ -139,3 +139,23 @@ test('every schema is one a strict client accepts: an enum lists each value once
   const plan = planNames(api.model);
   assert.deepEqual(schemaProblems(plan.operations.get(op.id)?.toolName ?? '', { inputSchema: schema, outputSchema: outputSchema(api.model, op)?.schema }), []);
 });
+
+test('a byte string with numeric bounds is the number the API means (older Swashbuckle writes a C# byte so)', async () => {
+  const spec = {
+    openapi: '3.0.1', info: { title: 'Hotel', version: '1' },
+    paths: { '/availability': { get: {
+      parameters: [
+        { name: 'adults', in: 'query', required: true, description: 'Number of adults per room', schema: { type: 'string', format: 'byte', minimum: 1, maximum: 255 } },
+        { name: 'photo', in: 'query', schema: { type: 'string', format: 'byte' } },
+      ],
+      responses: { 204: { description: 'OK' } },
+    } } },
+  };
+  const dir = scratchDir('input-schema');
+  await writeFile(join(dir, 'hotel.json'), JSON.stringify(spec));
+  const api = await prepare(join(dir, 'hotel.json'));
+  const schema = schemaOf(api, '/availability') as { properties: Record<string, Record<string, unknown>> };
+  assert.deepEqual(schema.properties.adults, { description: 'Number of adults per room.', type: 'integer', format: 'int32', minimum: 1, maximum: 255 });
+  assert.equal(schema.properties.photo?.contentEncoding, 'base64', 'a byte string without bounds stays base64');
+  assert.deepEqual(api.model.operations[0]?.parameters.find((p) => p.name === 'adults')?.type, { kind: 'primitive', type: 'int', nullable: false, constraints: { minimum: 1, maximum: 255 } });
+});

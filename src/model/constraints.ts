@@ -69,3 +69,19 @@ function distinct(values: readonly unknown[]): unknown[] {
     return true;
   });
 }
+
+/**
+ * A `format: byte` string with numeric bounds (`minimum: 1, maximum: 255`): older Swashbuckle writes a C# `byte` so.
+ * The bounds say what the API means, a number; `format` is only an annotation in JSON Schema.
+ */
+export function isNumberWrittenAsBytes(node: Schema): boolean {
+  return node.format === 'byte' && NUMERIC_BOUNDS.some((key) => typeof node[key] === 'number');
+}
+
+const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'] as const;
+
+/** What of a schema's constraints applies to a number: its bounds, enum and default-like facts, no string keyword. */
+export function numberConstraints(constraints: Constraints | undefined): Constraints {
+  const { format: _format, pattern: _pattern, minLength: _min, maxLength: _max, ...rest } = constraints ?? {};
+  return rest;
+}

@@ -1,7 +1,7 @@
 import { GeneratorError, decodePointerToken, pointerToken, type Diagnostic } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
-import { constraintsOf, isUntypedPart, mergeConstraints, withConstraints } from './constraints.js';
+import { constraintsOf, isNumberWrittenAsBytes, isUntypedPart, numberConstraints, mergeConstraints, withConstraints } from './constraints.js';
 import { ANY, declaredType, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
@@ -110,7 +110,9 @@ export class SchemaTypes {
         }
         return withConstraints({ kind: 'array', items: itemType, nullable: isNull }, own);
       }
-      case 'string': return withConstraints(primitive(stringType(text(node.format)), isNull), constraintsOf(node));
+      case 'string':
+        if (isNumberWrittenAsBytes(node)) return withConstraints(primitive('int', isNull), numberConstraints(constraintsOf(node)));
+        return withConstraints(primitive(stringType(text(node.format)), isNull), constraintsOf(node));
       case 'integer': return withConstraints(primitive(node.format === 'int32' ? 'int' : 'long', isNull), constraintsOf(node));
       case 'number': return withConstraints(primitive(numberType(text(node.format)), isNull), constraintsOf(node));
       case 'boolean': return withConstraints(primitive('bool', isNull), constraintsOf(node));
