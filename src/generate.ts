@@ -113,6 +113,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
   return emitHost({
     serverName: options.serverName, namespace: options.namespace, clientNamespace: options.clientNamespace, framework,
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
+    ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
     ...hostTransport(options),

@@ -4,6 +4,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { prepare, runCli } from '../src/index.js';
 import { reportSelection } from '../src/report.js';
+import { detectFramework } from '../src/dotnet.js';
 import { startPetstoreApi, type PetstoreApi } from '../examples/petstore-api.js';
 import { callText, connect, dotnetBuild, readMcpEntry, type ServerEntry } from '../examples/harness.js';
 import { EXAMPLE_SPEC } from './support/golden.js';
@@ -155,6 +157,20 @@ describe('generated Petstore server, driven by an MCP client', () => {
   test('the server keeps serving after failures', async () => {
     const owners = JSON.parse(await callText(client, 'list_owners')) as { name: string }[];
     assert.deepEqual(owners.map((o) => o.name), ['Ada', 'Linus']);
+  });
+
+  test('serverInfo carries the icon: the spec\'s logo, else PETSTORE_ICON_URL; a setting that is no image URL stops the start', async () => {
+    assert.deepEqual(client.getServerVersion()?.icons, [{ src: 'https://petstore.example/logo.png', mimeType: 'image/png' }]);
+    const icon = 'data:image/svg+xml;base64,PHN2Zy8+';
+    const other = await connect(entry, { PETSTORE_BASE_URL: api.url, PETSTORE_ICON_URL: icon });
+    try {
+      assert.deepEqual(other.getServerVersion()?.icons, [{ src: icon }]);
+    } finally {
+      await other.close();
+    }
+    const dll = join(directory, 'bin/Debug', detectFramework(), 'Petstore.dll');
+    const refused = spawnSync('dotnet', [dll], { env: { ...process.env, PETSTORE_ICON_URL: 'javascript:alert(1)' }, encoding: 'utf8', input: '' });
+    assert.deepEqual([refused.status, refused.stderr.trim()], [1, 'error: PETSTORE_ICON_URL "javascript:alert(1)" is not an http(s) URL or a data: URI of an image']);
   });
 
   test('an unreachable API gives an Error: string, not an exception', async () => {

@@ -192,3 +192,21 @@ test('external $refs: files under the spec folder are bundled; others need --all
   const inside = await prepare(file);
   assert.equal(inside.model.operations[0]?.success.type?.kind, 'object');
 });
+
+test('the server icon: info.x-logo when it is an https URL or a data URI of an image, else a warning and none', async () => {
+  const dir = scratchDir('model-icon');
+  const iconOf = async (logo: unknown): Promise<{ icon: unknown; warnings: string[] }> => {
+    await writeFile(join(dir, 'logo.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'L', version: '1', 'x-logo': logo }, paths: {} }));
+    const api = await prepare(join(dir, 'logo.json'));
+    return { icon: api.model.icon, warnings: api.warnings.map((w) => `${w.location.replace(/^.*#/, '#')} ${w.message}`) };
+  };
+  assert.deepEqual(await iconOf({ url: 'https://api.example/logo.svg?v=2', backgroundColor: '#fff' }), { icon: { src: 'https://api.example/logo.svg?v=2', mimeType: 'image/svg+xml' }, warnings: [] });
+  assert.deepEqual(await iconOf({ url: 'https://api.example/logo' }), { icon: { src: 'https://api.example/logo' }, warnings: [] });
+  assert.deepEqual(await iconOf({ url: 'data:image/png;base64,iVBORw0KGgo=' }), { icon: { src: 'data:image/png;base64,iVBORw0KGgo=', mimeType: 'image/png' }, warnings: [] });
+  for (const url of ['http://api.example/logo.png', '/logo.png', 'javascript:alert(1)', 'data:text/html,<script>', `data:image/png;base64,${'A'.repeat(40_000)}`]) {
+    const { icon, warnings } = await iconOf({ url });
+    assert.equal(icon, undefined, url);
+    assert.match(warnings.join('\n'), /^#\/info\/x-logo\/url the logo is not an https: URL or a data: URI of an image/, url);
+  }
+  assert.deepEqual(await iconOf('not an object'), { icon: undefined, warnings: [] });
+});

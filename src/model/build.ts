@@ -9,6 +9,7 @@ import { operationParameters, type ParameterContext } from './parameters.js';
 import { requestBody, successResponse } from './media.js';
 import { splitPathTemplate } from './paths.js';
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type Operation, type McpExtension, type SecurityScheme } from './types.js';
+import { iconOf } from './icon.js';
 
 /** Builds the intermediate model. Operations the spec breaks are skipped with a warning. */
 export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagnostic[] } {
@@ -78,12 +79,14 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const firstUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
   // Only an absolute http(s) URL can be the API's base: a relative one would be read as a file path.
   const serverUrl = firstUrl !== undefined && /^https?:\/\/[^/?#]/i.test(firstUrl) ? firstUrl : undefined;
+  const icon = iconOf(info, display, warnings);
   for (const warning of authorizationClashes(operations, securitySchemes, display)) warnings.push(warning);
   warnings.push(...schemas.warnings);
   return {
     model: {
       title: typeof info.title === 'string' && info.title.trim() !== '' ? info.title : 'API',
       version: typeof info.version === 'string' ? info.version : String(info.version ?? ''),
+      ...(icon !== undefined && { icon }),
       ...(serverUrl !== undefined && { serverUrl }),
       ...(firstUrl !== undefined && serverUrl === undefined && { unusableServerUrl: firstUrl }),
       operations,

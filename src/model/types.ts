@@ -170,9 +170,17 @@ export interface Operation {
   readonly scopes?: readonly (readonly string[])[];
 }
 
+/** The server's icon (MCP `serverInfo.icons`): an https URL or a data URI of an image, and its type when known. */
+export interface ServerIcon {
+  readonly src: string;
+  readonly mimeType?: string;
+}
+
 export interface ApiModel {
   readonly title: string;
   readonly version: string;
+  /** From `info.x-logo`. */
+  readonly icon?: ServerIcon;
   /** The first server URL with variables substituted, when it is an absolute http(s) URL. */
   readonly serverUrl?: string;
   /** The first server URL when it is not one (`/api/v2` in a file spec, `javascript:…`): the server needs its setting. */

@@ -12,6 +12,8 @@ export function environmentVariables(serverName: string) {
   const prefix = environmentPrefix(serverName);
   return {
     baseUrl: `${prefix}_BASE_URL`,
+    /** The server's icon (an image URL), in place of the spec's logo. */
+    iconUrl: `${prefix}_ICON_URL`,
     timeout: `${prefix}_TIMEOUT_SECONDS`,
     maxResultLength: `${prefix}_MAX_RESULT_LENGTH`,
     headers: `${prefix}_HEADERS`,

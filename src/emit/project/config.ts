@@ -111,6 +111,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
+    [env.iconUrl, model.icon ? 'the spec\'s logo (`info.x-logo`)' : '(none)', 'the server\'s icon, which clients show beside it (`serverInfo.icons`): an https URL or a `data:` URI of a PNG, JPEG, SVG or WebP image'],
     ...telemetryRows(env.auditLog),
   ];
   if (location?.http) {

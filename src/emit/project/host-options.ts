@@ -1,5 +1,5 @@
 /** The options of the generated host project, shared by the files that make it. */
-import type { SecurityScheme } from '../../model/types.js';
+import type { SecurityScheme, ServerIcon } from '../../model/types.js';
 import type { AuthMode } from '../http/authorization.js';
 import type { RegenerationTarget } from './regenerate.js';
 
@@ -21,6 +21,8 @@ export interface HostOptions {
   readonly clientNamespace: string;
   readonly framework: string;
   readonly serverVersion: string;
+  /** The spec's logo, for `serverInfo.icons` and server.json. */
+  readonly icon?: ServerIcon;
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;

@@ -63,6 +63,8 @@ export function emitServerJson(options: HostOptions, info: PackageInfo): Generat
     name: `io.github.OWNER/${info.id}`,
     description: info.description,
     version: info.version,
+    // The registry takes https icons of at most 255 characters (no data: URI).
+    ...(options.icon !== undefined && /^https:/i.test(options.icon.src) && options.icon.src.length <= 255 && { icons: [{ src: options.icon.src, ...(options.icon.mimeType !== undefined && { mimeType: options.icon.mimeType }) }] }),
     packages: [{
       registryType: 'nuget',
       registryBaseUrl: 'https://api.nuget.org',

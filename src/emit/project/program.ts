@@ -10,6 +10,7 @@ import { readAuthorizationSettings, useAuthorization } from '../http/authorizati
 import { AUDIT_FILTER_LINE, configureTelemetry } from './telemetry.js';
 import { readScriptLimits } from '../code/settings.js';
 import { readLimitSettings, useLimits } from '../http/limits.js';
+import { ICONS_MEMBER, readIconSetting } from './server-icon.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -70,6 +71,7 @@ export function emitProgram(options: HostOptions): string {
   w.line(`Tools.${FIXED_NAMES.tools}.MaxResultLength = (int)maxResultLength;`);
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
+  readIconSetting(w, env.iconUrl, options.icon);
   if (options.mode === 'code') readScriptLimits(w, env);
   if (http) readAccessSettings(w, options.serverName);
   if (http) readLimitSettings(w, options.serverName, options.mode === 'code');
@@ -148,7 +150,7 @@ export function emitProgram(options: HostOptions): string {
   // Discovery and code mode publish a few fixed tools; operations mode one per operation, made on first call.
   const discovery = options.mode !== 'operations';
   configureTelemetry(w, options);
-  const serverInfo = `new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')} }`;
+  const serverInfo = `new Implementation { Name = ${stringLiteral(serverKey(options.serverName))}, Version = ${stringLiteral(options.serverVersion || '1.0.0')}, ${ICONS_MEMBER} }`;
   w.line('builder.Services');
   if (discovery) {
     w.line(`    .AddMcpServer(options => options.ServerInfo = ${serverInfo})`);

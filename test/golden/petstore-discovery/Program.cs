@@ -56,6 +56,15 @@ Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
 
+// The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
+var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
+Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl };
+if (serverIcon is not null && !(Uri.TryCreate(serverIcon.Source, UriKind.Absolute, out var iconUri) && iconUri.Scheme is "https" or "http" or "data"))
+{
+    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an http(s) URL or a data: URI of an image");
+    return 1;
+}
+
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
 {
@@ -99,7 +108,7 @@ builder.Services.ConfigureHttpClientDefaults(http =>
 if (!Tools.McpTelemetrySetup.Configure(builder, "petstore", "1.0.0", "PETSTORE_AUDIT_LOG")) return 1;
 
 builder.Services
-    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" })
+    .AddMcpServer(options => options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0", Icons = serverIcon is null ? null : [serverIcon] })
     .WithStdioServerTransport()
     .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpAudit.Calls))
     // Arguments are read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).

@@ -58,6 +58,15 @@ Tools.McpTools.MaxResultLength = (int)maxResultLength;
 // A body is read no further than what could make an answer: memory per call does not depend on the API.
 Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
 
+// The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
+var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
+Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl };
+if (serverIcon is not null && !(Uri.TryCreate(serverIcon.Source, UriKind.Absolute, out var iconUri) && iconUri.Scheme is "https" or "http" or "data"))
+{
+    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an http(s) URL or a data: URI of an image");
+    return 1;
+}
+
 // Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection).
 if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETSTORE_ALLOWED_HOSTS", out var allowedHosts, out var accessError)
     || !Tools.McpHttpAccess.TryReadOrigins(settings["PETSTORE_ALLOWED_ORIGINS"], "PETSTORE_ALLOWED_ORIGINS", out var allowedOrigins, out accessError))
@@ -127,7 +136,7 @@ if (!Tools.McpTelemetrySetup.Configure(builder, "petstore", "1.0.0", "PETSTORE_A
 builder.Services
     .AddMcpServer(options =>
     {
-        options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0" };
+        options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0", Icons = serverIcon is null ? null : [serverIcon] };
         // The SDK's own tool collection stays empty, McpToolCatalog has the tools: with a collection, the server
         // announces its tools (listChanged) and the SDK calls the tool McpToolCatalog.FindTool matches.
         options.ToolCollection = [];
