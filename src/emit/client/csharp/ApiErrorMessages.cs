@@ -60,7 +60,7 @@ public static class ApiErrorMessages
 
     /// <summary>
     /// The error's message (problem+json <c>title</c>/<c>detail</c>, or a <c>message</c>, <c>error</c> or <c>errors</c>
-    /// field; a JSON string; short plain text) and the reasons the body lists (see <see cref="Reasons"/>), bounded.
+    /// field; a JSON string; short plain text) and the reasons the body lists (see <see cref="ReasonLists"/>), bounded.
     /// </summary>
     public static string? FromBody(string body, string? mediaType)
     {
