@@ -273,9 +273,12 @@ function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io
     io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `${JSON.stringify(unusable)} is not an absolute http(s) URL: the server will need ${environmentVariables(serverName).baseUrl}` }));
   }
   if (tools > TOOL_COUNT_LIMIT && (mode === undefined || mode === 'operations')) {
-    io.err(`warning: ${tools.toLocaleString('en-US')} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
+    io.err(`warning: ${thousands(tools)} tools is past the ${TOOL_COUNT_LIMIT} VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)\n`);
   }
 }
+
+/** `11,422`, as en-US writes a whole number (without loading the locale data, which takes longer than a small spec's generation). */
+const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 /** `1 tool`, `2 tools`. */
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -32,21 +32,57 @@ export interface ProfileSummary {
   readonly areas: ProfileEntry[];
 }
 
-function area(frame: ProfileNode['callFrame']): string {
+/**
+ * The source file of a frame: for the bundle (dist/cli.js), the module whose `// dist/src/….js` or
+ * `// node_modules/…` marker, which esbuild writes above each module, precedes the frame's line.
+ */
+type Locate = (frame: ProfileNode['callFrame']) => string;
+
+function bundleLocator(): Locate {
+  const markers = new Map<string, { line: number; path: string }[]>();
+  return (frame) => {
+    const url = frame.url.replace(/^file:\/\//, '');
+    if (!url.endsWith('/dist/cli.js')) return frame.url;
+    let list = markers.get(url);
+    if (!list) {
+      list = [];
+      let text = '';
+      try {
+        text = readFileSync(url, 'utf8');
+      } catch {
+        // The generator's snapshot is gone: the frame stays the bundle's.
+      }
+      text.split('\n').forEach((line, index) => {
+        const marker = /^\/\/ ((?:dist\/src|node_modules)\/\S+\.[cm]?js)$/.exec(line);
+        if (marker?.[1]) list?.push({ line: index, path: marker[1] });
+      });
+      markers.set(url, list);
+    }
+    let found: string | undefined;
+    for (const marker of list) {
+      if (marker.line > frame.lineNumber) break;
+      found = marker.path;
+    }
+    return found === undefined ? frame.url : `${url.slice(0, -'dist/cli.js'.length)}${found}`;
+  };
+}
+
+function area(frame: ProfileNode['callFrame'], locate: Locate): string {
   if (frame.functionName === '(garbage collector)') return 'GC';
-  const url = frame.url;
+  const url = locate(frame);
   const own = /\/dist\/src\/(?:([^/]+)\/)?[^/]*\.js$/.exec(url);
   if (own) return own[1] ? `src/${own[1]}` : 'src/*.ts';
   const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `dependency ${pkg[1]}`;
   if (url.startsWith('node:')) return 'node internals (module loading, fs, …)';
+  if (url.endsWith('/dist/cli.js')) return 'the bundle dist/cli.js';
   return 'other (native, JSON.parse, program)';
 }
 
 /** `name (src/model/schemas.ts)`, `name (yaml)`, `name (node:internal/…)`. */
-function label(frame: ProfileNode['callFrame']): string {
+function label(frame: ProfileNode['callFrame'], locate: Locate): string {
   const name = frame.functionName || '(anonymous)';
-  const url = frame.url;
+  const url = locate(frame);
   if (url === '') return name;
   const own = /\/dist\/(src|scripts)\/(.*)\.js$/.exec(url);
   if (own) return `${name} (${own[1]}/${own[2]}.ts)`;
@@ -58,6 +94,7 @@ function label(frame: ProfileNode['callFrame']): string {
 
 export function summarizeProfile(file: string, top = 8): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const locate = bundleLocator();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -75,15 +112,15 @@ export function summarizeProfile(file: string, top = 8): ProfileSummary {
   for (const [id, time] of perNode) {
     const node = byId.get(id);
     if (!node) continue;
-    const own = label(node.callFrame);
+    const own = label(node.callFrame, locate);
     if (node.callFrame.functionName === '(garbage collector)') gc += time;
     if (node.callFrame.functionName !== '(idle)' && node.callFrame.functionName !== '(program)') self.set(own, (self.get(own) ?? 0) + time);
-    if (node.callFrame.functionName !== '(idle)') areas.set(area(node.callFrame), (areas.get(area(node.callFrame)) ?? 0) + time);
+    if (node.callFrame.functionName !== '(idle)') areas.set(area(node.callFrame, locate), (areas.get(area(node.callFrame, locate)) ?? 0) + time);
     const seen = new Set<string>();
     for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
       const frame = byId.get(current)?.callFrame;
-      if (!frame || !/\/dist\/src\//.test(frame.url)) continue;
-      const name = label(frame);
+      if (!frame || !/\/dist\/src\//.test(locate(frame))) continue;
+      const name = label(frame, locate);
       if (seen.has(name)) continue;
       seen.add(name);
       inclusive.set(name, (inclusive.get(name) ?? 0) + time);

@@ -58,14 +58,26 @@ export function memoised<T>(cache: Map<string, T>, text: string, compute: (text:
 function splitWords(text: string): string[] {
   if (ASCII.test(text)) return splitAsciiWords(text);
   return text
-    .replace(/[\u{10000}-\u{10FFFF}]/gu, ' ')
-    .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .replace(/(\p{L})(\p{Nd})/gu, '$1 $2')
-    .split(/[^\p{L}\p{M}\p{Nd}]+/u)
+    .replace(ASTRAL, ' ')
+    .replace(LOWER_UPPER, '$1 $2')
+    .replace(UPPER_WORD, '$1 $2')
+    .replace(LETTER_DIGIT, '$1 $2')
+    .split(NOT_WORD)
     .filter((w) => w !== '')
     .map((w) => w.toLowerCase());
 }
+
+// Made once: the bundle builds some Unicode property regular expressions with `new RegExp`, which inside a
+// function would build (and, after a garbage collection, compile) them again on every call.
+const ASTRAL = /[\u{10000}-\u{10FFFF}]/gu;
+const LOWER_UPPER = /([\p{Ll}\p{Nd}])(\p{Lu})/gu;
+const UPPER_WORD = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+const LETTER_DIGIT = /(\p{L})(\p{Nd})/gu;
+const NOT_WORD = /[^\p{L}\p{M}\p{Nd}]+/u;
+const LEADING_MARKS = /^\p{M}+/u;
+const LEADING_DIGIT = /^\p{Nd}/u;
+const NAMESPACE_PART = /^[\p{L}_][\p{L}\p{M}\p{Nd}\p{Pc}]*$/u;
+const ASTRAL_CHARACTER = /[\u{10000}-\u{10FFFF}]/u;
 
 const enum Kind { Other, Lower, Upper, Digit }
 
@@ -128,9 +140,9 @@ export function camelCase(parts: readonly string[]): string {
  * `fallback` when nothing is left, and escaped with `@` when it is a keyword.
  */
 export function identifier(parts: readonly string[], casing: 'pascal' | 'camel', fallback: string): string {
-  let name = (casing === 'pascal' ? pascalCase(parts) : camelCase(parts)).replace(/^\p{M}+/u, '').slice(0, MAX_IDENTIFIER_LENGTH);
+  let name = (casing === 'pascal' ? pascalCase(parts) : camelCase(parts)).replace(LEADING_MARKS, '').slice(0, MAX_IDENTIFIER_LENGTH);
   if (name === '') name = fallback;
-  if (/^\p{Nd}/u.test(name)) name = '_' + name;
+  if (LEADING_DIGIT.test(name)) name = '_' + name;
   return CSHARP_KEYWORDS.has(name) || CSHARP_CONTEXTUAL_KEYWORDS.has(name) ? '@' + name : name;
 }
 
@@ -155,5 +167,5 @@ export function unique(name: string, taken: Set<string>, separator = ''): string
 
 /** A valid C# namespace (dotted identifiers), or undefined. */
 export function isValidNamespace(text: string): boolean {
-  return text.split('.').every((part) => /^[\p{L}_][\p{L}\p{M}\p{Nd}\p{Pc}]*$/u.test(part) && !CSHARP_KEYWORDS.has(part) && !/[\u{10000}-\u{10FFFF}]/u.test(part));
+  return text.split('.').every((part) => NAMESPACE_PART.test(part) && !CSHARP_KEYWORDS.has(part) && !ASTRAL_CHARACTER.test(part));
 }

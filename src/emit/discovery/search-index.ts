@@ -127,10 +127,12 @@ function resourceTerms(op: Operation): string[] {
  * `:` (`/#X-Amz-Target=Service.DeleteCluster`, `/messages/{id}/microsoft.graph.move`, `/Calls/{Sid}.json`), without
  * parameters, file extensions and versions.
  */
+const LETTER = /\p{L}/u;
+
 function pathPieces(path: string): string[] {
   return path.split(/[/#?=.:]/)
     .map((piece) => piece.replace(/\{[^}]*\}/g, ' ').trim())
-    .filter((piece) => /\p{L}/u.test(piece) && !/^(json|xml|yaml|txt)$/i.test(piece) && !/^v\d+$/i.test(piece));
+    .filter((piece) => LETTER.test(piece) && !/^(json|xml|yaml|txt)$/i.test(piece) && !/^v\d+$/i.test(piece));
 }
 
 /**

@@ -99,11 +99,23 @@ function escapeInLiteral(char: string): string {
  * hold on one line (line breaks, a quote at either end, lone surrogates) gets a regular literal.
  */
 export function rawStringLiteral(text: string): string {
-  if (text === '' || text.startsWith('"') || text.endsWith('"') || LINE_BREAKS.test(text) || text.search(LONE_SURROGATE) >= 0 || /[\u0000-\u001f\u007f-\u009f]/.test(text)) return stringLiteral(text);
-  const longest = (text.match(/"+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
+  if (text === '' || text.startsWith('"') || text.endsWith('"') || (MAYBE_NOT_RAW.test(text) && (NOT_RAW.test(text) || text.search(LONE_SURROGATE) >= 0))) return stringLiteral(text);
+  let longest = 0;
+  for (let start = text.indexOf('"'); start >= 0; start = text.indexOf('"', start)) {
+    let end = start + 1;
+    while (text.charCodeAt(end) === QUOTE) end++;
+    longest = Math.max(longest, end - start);
+    start = end;
+  }
   const quotes = '"'.repeat(Math.max(3, longest + 1));
   return `${quotes}${text}${quotes}`;
 }
+
+const QUOTE = 0x22;
+/** Control characters and line breaks: a raw literal cannot hold them on one line. */
+const NOT_RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** {@link NOT_RAW} or a surrogate: one quick scan that JSON text and most other text passes. */
+const MAYBE_NOT_RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ud800-\udfff]/;
 
 /** One line of a `//` comment: line breaks become spaces. */
 export function commentText(text: string): string {

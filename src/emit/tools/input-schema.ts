@@ -3,6 +3,7 @@ import type { NamePlan } from '../../names/plan.js';
 import { bareName } from '../../names/identifiers.js';
 import { MAX_SCHEMA_ENUM, valueDescription } from '../shared/describe.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
+import { jsonText } from '../shared/writer.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -51,6 +52,47 @@ export function inputSchema(model: ApiModel, plan: NamePlan, op: Operation): Jso
 
 /** One argument: its description, its type with constraints, and the spec's default where it is valid. */
 function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
+  const { schema, defaultValue } = argumentParts(model, p);
+  return { description: p.schemaDescription, ...schema, ...(defaultValue !== undefined && { default: defaultValue }) };
+}
+
+/**
+ * {@link inputSchema} as compact JSON text, as `jsonText` writes it: each distinct type's schema is turned into
+ * text once (operations share bodies), and an argument's text is put together around it.
+ */
+export function inputSchemaText(model: ApiModel, plan: NamePlan, op: Operation): string {
+  const names = plan.operations.get(op.id);
+  const parameters = names ? methodParameters(op, names, plan) : [];
+  const keys = parameters.map((p) => bareName(p.name));
+  // A name given twice keeps its first place in an object: rare enough to leave to the object itself.
+  if (new Set(keys).size !== keys.length) return jsonText(inputSchema(model, plan, op));
+  const properties = parameters.map((p, i) => `${jsonText(keys[i])}:${argumentText(model, p)}`);
+  const required = parameters.filter((p) => !p.optional).map((p) => bareName(p.name));
+  return `{"type":"object","properties":{${properties.join(',')}}${required.length > 0 ? `,"required":${jsonText(required)}` : ''}}`;
+}
+
+/** The JSON text of {@link argumentSchema}: the same keys in the same order. */
+function argumentText(model: ApiModel, p: MethodParameter): string {
+  const { schema, defaultValue } = argumentParts(model, p);
+  const parts: string[] = [];
+  if (p.schemaDescription !== undefined) parts.push(`"description":${jsonText(p.schemaDescription)}`);
+  const inner = schemaText(schema).slice(1, -1);
+  if (inner !== '') parts.push(inner);
+  if (defaultValue !== undefined) parts.push(`"default":${jsonText(defaultValue)}`);
+  return `{${parts.join(',')}}`;
+}
+
+/** The JSON text of schemas, made once each (the schemas are never changed after they are made). */
+const schemaTexts = new WeakMap<JsonSchema, string>();
+
+function schemaText(schema: JsonSchema): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) schemaTexts.set(schema, (text = jsonText(schema)));
+  return text;
+}
+
+/** An argument's schema (without its description) and the spec's default where the schema accepts it. */
+function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchema; defaultValue: unknown } {
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
   // An optional argument may be left out; null is not published as a value of its own.
   let schema = boundedSchema(model, p.optional ? { ...type, nullable: false } : type);
@@ -70,7 +112,7 @@ function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
     schema = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, required.has(name) && property.type === 'array' ? atLeastOne(property) : property])) };
   }
   const defaultValue = p.source.kind === 'parameter' ? p.source.parameter.facts.defaultValue : undefined;
-  return { description: p.schemaDescription, ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
+  return { schema, defaultValue: defaultValue !== undefined && fits(schema, defaultValue) ? defaultValue : undefined };
 }
 
 const atLeastOne = (schema: JsonSchema): JsonSchema => (Number(schema.minItems) >= 1 ? schema : { ...schema, minItems: 1 });

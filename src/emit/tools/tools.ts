@@ -4,7 +4,7 @@ import { banner } from '../shared/banner.js';
 import { toolDescription } from '../shared/describe.js';
 import { methodParameters } from '../shared/signature.js';
 import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
-import { inputSchema } from './input-schema.js';
+import { inputSchemaText } from './input-schema.js';
 import { outputSchema } from './output-schema.js';
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
@@ -75,7 +75,7 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   const anyOptional = parameters.some((p) => p.optional);
   w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op.method)})]`);
   w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
-  w.line(`[InputSchema(${rawStringLiteral(jsonText(inputSchema(model, plan, op)))})]`);
+  w.line(`[InputSchema(${rawStringLiteral(inputSchemaText(model, plan, op))})]`);
   const output = structuredOutput ? outputSchema(model, op) : undefined;
   if (output) w.line(`[OutputSchema(${rawStringLiteral(jsonText(output.schema))}, ${output.wrapped})]`);
   if (op.scopes) w.line(`[OAuthScopes(${op.scopes.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})]`);
