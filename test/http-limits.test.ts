@@ -195,7 +195,7 @@ describe('limits of the HTTP server', () => {
       server.process.kill('SIGTERM');
       // The server stops listening at once: a new call cannot connect, while the one in flight is still served.
       // (A connection the kernel took into the backlog just before the listener closed is reset instead.)
-      assert.match(await refusal(server.url), /^(ECONNREFUSED|ECONNRESET)$/, 'a new call during the drain is refused');
+      assert.match(String(await refusal(server.url)), /^(ECONNREFUSED|ECONNRESET)$/, 'a new call during the drain is refused');
       assert.equal(server.process.exitCode, null, 'the server is still finishing the call in flight');
       gate.open();
       const result = await inFlight;
