@@ -21,6 +21,7 @@ import type { PackageInfo } from './emit/project/host-options.js';
 import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
+import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
 
 export type { GeneratedFile };
 
@@ -59,6 +60,8 @@ export interface ToolsOptions extends Selection {
   readonly mode?: ToolMode;
   /** Tools with a JSON answer publish its outputSchema and return structuredContent. */
   readonly structuredOutput?: boolean;
+  /** `destructive`: destructive tools ask the user before their request is sent. */
+  readonly confirm?: string;
 }
 
 /**
@@ -77,7 +80,8 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
     emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected), mode),
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
-  return { content: emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true), operations: selected, skipped, beside };
+  const content = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  return { content, operations: selected, skipped, beside };
 }
 
 export interface HostProjectOptions {
@@ -97,6 +101,8 @@ export interface HostProjectOptions {
   readonly auth?: string;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
   readonly upstreamTokenExchange?: boolean;
+  /** `destructive`: destructive tools ask the user before their request is sent. */
+  readonly confirm?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
@@ -117,6 +123,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
     ...hostTransport(options),
+    ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
     ...(options.package === true && { package: packageInfo(options) }),
     ...(options.regenerate !== undefined && { regenerate: options.regenerate }),
   }, projectName(options.serverName));
@@ -153,6 +160,8 @@ export interface ProjectOptions extends Selection {
   readonly auth?: string;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
   readonly upstreamTokenExchange?: boolean;
+  /** `destructive`: destructive tools ask the user before their request is sent. */
+  readonly confirm?: string;
   /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
@@ -192,6 +201,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
+    ...(options.confirm !== undefined && { confirm: options.confirm }),
     package: packaged,
     ...(regenerate !== undefined && { regenerate }),
   });
@@ -214,7 +224,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
  * The files of a project made from the spec, which `regenerate` writes again: McpTools.g.cs (and the search index
  * and McpDiscoveryText.g.cs in discovery mode) and the client in Client/.
  */
-export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
+export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean; confirm?: string }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkServerName(options.serverName);
   const namespace = projectName(options.serverName);
   const clientNamespace = `${namespace}.Client`;
@@ -244,6 +254,7 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
       ...(options.readOnly === true && { readOnly: true }),
       ...(options.mode !== undefined && options.mode !== 'operations' && { mode: options.mode }),
       ...(options.structuredOutput === true && { structuredOutput: true }),
+      ...(options.confirm !== undefined && { confirm: options.confirm }),
       ...(options.allowExternalRefs === true && { allowExternalRefs: true }),
     },
   };
@@ -266,6 +277,12 @@ export function projectName(serverName: string): string {
 function checkServerName(serverName: string): void {
   if (serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
   if (/[\u0000-\u001f"\\]/.test(serverName)) throw new GeneratorError('usage', '--server-name must not contain quotes, backslashes or control characters');
+}
+
+function checkConfirm(confirm: string | undefined): ConfirmPolicy | undefined {
+  if (confirm === undefined) return undefined;
+  if (!(CONFIRM_POLICIES as readonly string[]).includes(confirm)) throw new GeneratorError('usage', `--confirm ${JSON.stringify(confirm)} is not one of ${CONFIRM_POLICIES.join(', ')}`);
+  return confirm as ConfirmPolicy;
 }
 
 function checkMode(mode: string | undefined): ToolMode {

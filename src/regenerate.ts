@@ -4,6 +4,7 @@
  * client entries are left as they are.
  */
 import { readFile } from 'node:fs/promises';
+import { CONFIRM_POLICIES } from './model/confirm.js';
 import { join, resolve } from 'node:path';
 import { GeneratorError } from './errors.js';
 import { describeIoError } from './load/source.js';
@@ -42,6 +43,7 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') fail(`/options/${key}`, 'must be true or false');
   }
   if (options.mode !== undefined && !(TOOL_MODES as readonly unknown[]).includes(options.mode)) fail('/options/mode', `must be one of ${TOOL_MODES.join(', ')}`);
+  if (options.confirm !== undefined && !(CONFIRM_POLICIES as readonly unknown[]).includes(options.confirm)) fail('/options/confirm', `must be one of ${CONFIRM_POLICIES.join(', ')}`);
   return { generator: String(record.generator ?? ''), spec: record.spec, ...(overlays !== undefined && { overlays }), serverName: record.serverName, options };
 }
 
@@ -60,6 +62,7 @@ export async function regenerate(directory: string, load: (input: string, option
     ...(options.readOnly !== undefined && { readOnly: options.readOnly }),
     ...(options.mode !== undefined && { mode: options.mode as ToolMode }),
     ...(options.structuredOutput !== undefined && { structuredOutput: options.structuredOutput }),
+    ...(options.confirm !== undefined && { confirm: options.confirm }),
   });
   return { api, files: sources.files, operations: sources.operations.length };
 }

@@ -136,15 +136,19 @@ function buildOperation(
   };
 }
 
-/** `x-mcp: false`, or `x-mcp: { name, description, exclude }`. */
+/** `x-mcp: false`, or `x-mcp: { name, description, exclude, confirm }`. */
 function readMcpExtension(node: unknown, where: string): McpExtension | undefined {
   if (node === undefined) return undefined;
   if (node === false) return { exclude: true };
-  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description or exclude', where);
+  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description, exclude or confirm', where);
   const name = text(node.name);
   if (name !== undefined && !/^[a-z0-9_]{1,64}$/.test(name)) throw new GeneratorError('spec', `x-mcp name ${JSON.stringify(name)} must match ^[a-z0-9_]{1,64}$`, `${where}/name`);
   const description = text(node.description);
-  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }) };
+  if (node.confirm !== undefined && typeof node.confirm !== 'boolean') throw new GeneratorError('spec', 'x-mcp confirm must be true or false', `${where}/confirm`);
+  return {
+    ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }),
+    ...(typeof node.confirm === 'boolean' && { confirm: node.confirm }),
+  };
 }
 
 function firstServerUrl(root: Record<string, unknown>, specUrl: string | undefined): string | undefined {

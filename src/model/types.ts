@@ -143,6 +143,11 @@ export interface McpExtension {
   readonly description?: string;
   /** `x-mcp: false` or `exclude: true`: no tool. */
   readonly exclude?: boolean;
+  /**
+   * With `--confirm destructive`: ask the user before the call (`true`) or not (`false`), whatever the method; without
+   * it, DELETE asks. `true` also annotates the tool destructive.
+   */
+  readonly confirm?: boolean;
 }
 
 export interface Operation {

@@ -14,6 +14,8 @@ export function environmentVariables(serverName: string) {
     baseUrl: `${prefix}_BASE_URL`,
     /** The server's icon (an image URL), in place of the spec's logo. */
     iconUrl: `${prefix}_ICON_URL`,
+    /** With --confirm: `off` sends destructive calls without asking the user. */
+    confirm: `${prefix}_CONFIRM`,
     timeout: `${prefix}_TIMEOUT_SECONDS`,
     maxResultLength: `${prefix}_MAX_RESULT_LENGTH`,
     headers: `${prefix}_HEADERS`,

@@ -61,6 +61,8 @@ const HTTP_CLIENT_MEMBERS = new Set(['GetAsync', 'PostAsync', 'PutAsync', 'Patch
 export const BODY_PARAMETER = 'body';
 export const HTTP_CLIENT_PARAMETER = 'httpClient';
 export const CANCELLATION_PARAMETER = 'cancellationToken';
+/** The MCP request a tool that asks for confirmation reads (`--confirm`). */
+export const REQUEST_CONTEXT_PARAMETER = 'mcpRequest';
 
 export interface OperationNames {
   /** MCP tool name, `^[a-z0-9_]{1,64}$`. */
@@ -133,7 +135,7 @@ function titleOf(op: Operation, toolName: string): string {
 }
 
 function planParameters(op: Operation): string[] {
-  const taken = new Set<string>([BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER].filter((n) => n !== BODY_PARAMETER || op.body));
+  const taken = new Set<string>([BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, REQUEST_CONTEXT_PARAMETER].filter((n) => n !== BODY_PARAMETER || op.body));
   const counts = new Map<string, number>();
   const bases = op.parameters.map((p) => nameFrom(p.name, 'camel', 'value'));
   bases.forEach((b) => counts.set(b, (counts.get(b) ?? 0) + 1));

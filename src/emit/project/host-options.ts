@@ -2,6 +2,7 @@
 import type { SecurityScheme, ServerIcon } from '../../model/types.js';
 import type { AuthMode } from '../http/authorization.js';
 import type { RegenerationTarget } from './regenerate.js';
+import type { ConfirmPolicy } from '../../model/confirm.js';
 
 /**
  * What the server publishes: one tool per operation; three that search, describe and call them; or search,
@@ -27,6 +28,8 @@ export interface HostOptions {
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;
   readonly transport: Transport;
+  /** Destructive tools ask the user before their request is sent. */
+  readonly confirm?: ConfirmPolicy;
   /** HTTP only: callers are admitted by OAuth access tokens the configured authority issued for the server. */
   readonly auth?: AuthMode;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */

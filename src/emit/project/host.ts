@@ -11,6 +11,7 @@ import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
 import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
+import { emitConfirm } from '../tools/confirm.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -39,6 +40,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     { path: 'Program.cs', content: emitProgram(options) },
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
     ...emitTelemetry(options, source),
+    ...(options.confirm !== undefined ? [emitConfirm(options.namespace, options.clientNamespace, source)] : []),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),

@@ -11,6 +11,7 @@ import { AUDIT_FILTER_LINE, configureTelemetry } from './telemetry.js';
 import { readScriptLimits } from '../code/settings.js';
 import { readLimitSettings, useLimits } from '../http/limits.js';
 import { ICONS_MEMBER, readIconSetting } from './server-icon.js';
+import { readConfirmSetting } from '../tools/confirm.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -73,6 +74,7 @@ export function emitProgram(options: HostOptions): string {
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   readIconSetting(w, env.iconUrl, options.icon);
   if (options.mode === 'code') readScriptLimits(w, env);
+  if (options.confirm !== undefined) readConfirmSetting(w, env.confirm, options.mode === 'code');
   if (http) readAccessSettings(w, options.serverName);
   if (http) readLimitSettings(w, options.serverName, options.mode === 'code');
   if (http && options.auth === 'oauth') readAuthorizationSettings(w, options.serverName, options.upstreamTokenExchange === true);

@@ -6,12 +6,19 @@ import { methodParameters } from '../shared/signature.js';
 import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { inputSchemaText } from './input-schema.js';
 import { outputSchema } from './output-schema.js';
+import { asksConfirmation, isDestructive, type ConfirmPolicy } from '../../model/confirm.js';
+import { CONFIRM_ATTRIBUTE, CONFIRM_CLASS, CONFIRM_CONTEXT_PARAMETER, emitConfirmAttribute } from './confirm.js';
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
 
-/** MCP tool annotations by HTTP method. */
-function annotations(method: HttpMethod): string {
+/** MCP tool annotations by HTTP method; an operation the spec marks for confirmation is destructive whatever its method. */
+function annotations(op: Operation): string {
+  if (isDestructive(op)) return `ReadOnly = false, Destructive = true, Idempotent = ${op.method === 'delete'}`;
+  return methodAnnotations(op.method);
+}
+
+function methodAnnotations(method: HttpMethod): string {
   switch (method) {
     case 'get': case 'head': case 'options': case 'trace': return 'ReadOnly = true, Destructive = false, Idempotent = true';
     case 'delete': return 'ReadOnly = false, Destructive = true, Idempotent = true';
@@ -24,7 +31,7 @@ function annotations(method: HttpMethod): string {
  * `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5); with
  * `structuredOutput`, tools with a JSON answer also publish its `outputSchema`.
  */
-export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false): string {
+export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false, confirm?: ConfirmPolicy): string {
   const w = new CSharpWriter();
   w.line(banner(`${model.title} ${model.version}`.trim()).trimEnd()).line('#nullable enable');
   if (operations.some((op) => op.deprecated)) w.line('#pragma warning disable CS0618 // Tools still call the operations the API deprecates.');
@@ -41,7 +48,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.open(`public static partial class ${FIXED_NAMES.tools}`);
   operations.forEach((op, index) => {
     if (index > 0) w.line();
-    emitTool(w, model, op, plan, structuredOutput);
+    emitTool(w, model, op, plan, structuredOutput, asksConfirmation(op, confirm));
   });
   if (operations.length > 0) w.line();
   emitRunAsync(w);
@@ -64,30 +71,35 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.open('public sealed class OAuthScopesAttribute(params string[] alternatives) : Attribute');
   w.line('public IReadOnlyList<string> Alternatives { get; } = alternatives;');
   w.close();
+  if (operations.some((op) => asksConfirmation(op, confirm))) emitConfirmAttribute(w);
   w.close();
   return w.toString();
 }
 
-function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePlan, structuredOutput: boolean): void {
+function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePlan, structuredOutput: boolean, confirm: boolean): void {
   const names = plan.operations.get(op.id);
   if (!names) return;
   const parameters = methodParameters(op, names, plan);
   const anyOptional = parameters.some((p) => p.optional);
-  w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op.method)})]`);
+  w.line(`[McpServerTool(Name = ${stringLiteral(names.toolName)}, Title = ${stringLiteral(names.title)}, ${annotations(op)})]`);
   w.line(`[Description(${stringLiteral(toolDescription(op))})]`);
   w.line(`[InputSchema(${rawStringLiteral(inputSchemaText(model, plan, op))})]`);
   const output = structuredOutput ? outputSchema(model, op) : undefined;
   if (output) w.line(`[OutputSchema(${rawStringLiteral(jsonText(output.schema))}, ${output.wrapped})]`);
   if (op.scopes) w.line(`[OAuthScopes(${op.scopes.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})]`);
+  if (confirm) w.line(`[${CONFIRM_ATTRIBUTE}(${stringLiteral(op.method.toUpperCase())}, ${stringLiteral(op.path)}, ${stringLiteral(names.title)})]`);
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
     ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
+    ...(confirm ? [`global::ModelContextProtocol.Server.RequestContext<global::ModelContextProtocol.Protocol.CallToolRequestParams> ${CONFIRM_CONTEXT_PARAMETER}${anyOptional ? ' = null!' : ''}`] : []),
     `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,
     `CancellationToken ${CANCELLATION_PARAMETER} = default`,
   ];
   declared.forEach((d, i) => w.line(`    ${d}${i < declared.length - 1 ? ',' : ')'}`));
   const args = [HTTP_CLIENT_PARAMETER, ...parameters.map((p) => p.name), CANCELLATION_PARAMETER].join(', ');
-  w.line(`    => await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})).ConfigureAwait(false);`);
+  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})).ConfigureAwait(false)`;
+  // Asked first: nothing is sent unless the user accepted (or confirmation is off).
+  w.line(confirm ? `    => ${CONFIRM_CLASS}.Refusal(${CONFIRM_CONTEXT_PARAMETER}) ?? ${call};` : `    => ${call};`);
 }
 
 function emitRunAsync(w: CSharpWriter): void {

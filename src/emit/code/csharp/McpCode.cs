@@ -35,6 +35,12 @@ internal static class McpCode
     /// </summary>
     public static Func<string, string?>? Admit { get; set; }
 
+    /// <summary>
+    /// With --confirm: asks the user before a script that names destructive operations runs (by throwing the question),
+    /// and returns why it may not run, or null; the host sets it.
+    /// </summary>
+    public static Func<RequestContext<CallToolRequestParams>, string, string?>? Confirm { get; set; }
+
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
@@ -64,6 +70,10 @@ __DESCRIBE_TOOL__
 __RUN_TOOL__
     public static async Task<CallToolResult> RunScript(RequestContext<CallToolRequestParams> context, string code, CancellationToken cancellationToken = default)
     {
+        if (Confirm?.Invoke(context, code) is { } refused)
+        {
+            return McpToolSupport.ErrorResult(refused);
+        }
         var limits = Limits;
         var waited = Stopwatch.StartNew();
         var (slot, refusal) = await McpScriptAdmission.EnterAsync(McpCaller.Current, cancellationToken).ConfigureAwait(false);
