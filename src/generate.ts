@@ -214,7 +214,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...host,
     ...sources.files,
     { path: 'mcp.json', content: emitMcpConfig(options.serverName, location, api.model) },
-    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', code: options.mode === 'code', ...(regenerate !== undefined && { regenerates: { ...(regenerate.generator !== undefined && { generator: regenerate.generator }) } }) }) },
+    { path: 'README.md', content: emitProjectReadme(api.model, options.serverName, namespace, sources.operations.length, location, { discovery: options.mode === 'discovery', code: options.mode === 'code', confirm: options.confirm !== undefined, ...(regenerate !== undefined && { regenerates: { ...(regenerate.generator !== undefined && { generator: regenerate.generator }) } }) }) },
     ...[...new Set(options.clients ?? [])].map((client) => emitClientConfig(client, options.serverName, location, api.model)),
   ];
   return { files, operations: sources.operations, skipped: sources.skipped, namespace, location };

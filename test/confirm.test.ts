@@ -7,13 +7,68 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generateTools, prepare, runCli } from '../src/index.js';
 import { environmentVariables } from '../src/names/environment.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
 import { buildProjects, initProject, projectDll } from './support/real-api-projects.js';
 import { startReplica, type Replica } from './support/replicas.js';
 import { scratchDir } from './support/scratch.js';
 import { legacyClient, modernClient, type AskingClient, type Endpoint } from './support/elicit-clients.js';
+
+/** A spec whose operations say, each its own way, whether they ask. */
+const MARKED = {
+  openapi: '3.0.3',
+  info: { title: 'Marked', version: '1' },
+  paths: {
+    '/drafts/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], delete: { operationId: 'deleteDraft', 'x-mcp': { confirm: false }, responses: { 204: { description: 'gone' } } } },
+    '/books/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], delete: { operationId: 'deleteBook', summary: 'Delete a book', responses: { 204: { description: 'gone' } } } },
+    '/books/{id}/archive': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], post: { operationId: 'archiveBook', 'x-mcp': { confirm: true }, responses: { 204: { description: 'archived' } } } },
+    '/books': { post: { operationId: 'createBook', responses: { 201: { description: 'made' } } } },
+  },
+};
+
+describe('which tools ask', () => {
+  test('DELETE asks, x-mcp confirm true asks (and is destructive), x-mcp confirm false does not; nothing asks without --confirm', async () => {
+    const work = scratchDir('confirm-marked');
+    try {
+      await writeFile(join(work, 'marked.json'), JSON.stringify(MARKED));
+      const api = await prepare(join(work, 'marked.json'));
+      const asking = (content: string): string[] => [...content.matchAll(/\[Confirm\("(\w+)", "([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort();
+      const on = generateTools(api, { namespace: 'T', clientNamespace: 'T.Client', confirm: 'destructive' }).content;
+      assert.deepEqual(asking(on), ['DELETE /books/{id}', 'POST /books/{id}/archive']);
+      assert.match(on, /Name = "archive_book"[^\n]*Destructive = true/);
+      assert.match(on, /=> McpConfirm\.Refusal\(mcpRequest\) \?\? await RunAsync/);
+      const off = generateTools(api, { namespace: 'T', clientNamespace: 'T.Client' }).content;
+      assert.deepEqual(asking(off), []);
+      assert.doesNotMatch(off, /McpConfirm|ConfirmAttribute|mcpRequest/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+
+  test('a wrong --confirm is a usage error; a wrong x-mcp confirm leaves its operation out with a warning', async () => {
+    const work = scratchDir('confirm-errors');
+    try {
+      let errors = '';
+      const io = { out: () => {}, err: (text: string) => void (errors += text) };
+      const args = (spec: string, confirm: string): string[] => ['tools', '--openapi-url', spec, '--output-file', join(work, 'McpTools.g.cs'), '--namespace', 'T', '--server-name', 'T', '--ext-namespace', 'T.Client', '--confirm', confirm];
+      await writeFile(join(work, 'marked.json'), JSON.stringify(MARKED));
+      assert.equal(await runCli(args(join(work, 'marked.json'), 'always'), io), 2);
+      assert.match(errors, /--confirm "always" is not one of destructive/);
+      errors = '';
+      const wrong = structuredClone(MARKED) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
+      wrong.paths['/books']!.post!['x-mcp'] = { confirm: 'yes' };
+      await writeFile(join(work, 'wrong.json'), JSON.stringify(wrong));
+      // As every operation the generator cannot read: left out, with a warning that says where and why.
+      assert.equal(await runCli(args(join(work, 'wrong.json'), 'destructive'), io), 0, errors);
+      assert.match(errors, /wrong\.json#\/paths\/~1books\/post\/x-mcp\/confirm: skipped POST \/books: x-mcp confirm must be true or false/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+});
 
 const PROJECTS = [
   { name: 'Confirm', folder: 'stdio', more: [] },

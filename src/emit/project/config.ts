@@ -101,7 +101,7 @@ export const CLIENT_CONFIG_LOCATIONS: Record<McpClient, string> = {
 };
 
 /** README.md of the generated project: how to build, run, configure and register it. */
-export function emitProjectReadme(model: ApiModel, serverName: string, projectName: string, toolCount: number, location?: ServerLocation, more: { discovery?: boolean; code?: boolean; regenerates?: { generator?: string } } = {}): string {
+export function emitProjectReadme(model: ApiModel, serverName: string, projectName: string, toolCount: number, location?: ServerLocation, more: { discovery?: boolean; code?: boolean; confirm?: boolean; regenerates?: { generator?: string } } = {}): string {
   const discovery = more.discovery === true;
   const code = more.code === true;
   const env = environmentVariables(serverName);
@@ -113,6 +113,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
     [env.iconUrl, model.icon ? 'the spec\'s logo (`info.x-logo`)' : '(none)', 'the server\'s icon, which clients show beside it (`serverInfo.icons`): an https URL or a `data:` URI of a PNG, JPEG, SVG or WebP image'],
     ...telemetryRows(env.auditLog),
+    ...(more.confirm === true ? [[env.confirm, '`destructive`', '`destructive`: a destructive tool (DELETE, or what the spec marks `x-mcp: { confirm: true }`) asks the user before its request is sent, and a client that cannot ask is refused; `off`: such calls are sent without asking (trusted automation only)']] : []),
   ];
   if (location?.http) {
     rows.push(

@@ -39,6 +39,12 @@ internal static class McpCode
     /// </summary>
     public static Func<string, string?>? Admit { get; set; }
 
+    /// <summary>
+    /// With --confirm: asks the user before a script that names destructive operations runs (by throwing the question),
+    /// and returns why it may not run, or null; the host sets it.
+    /// </summary>
+    public static Func<RequestContext<CallToolRequestParams>, string, string?>? Confirm { get; set; }
+
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
@@ -72,6 +78,10 @@ internal static class McpCode
     [McpTools.InputSchema("""{"type":"object","properties":{"code":{"type":"string","minLength":1,"maxLength":20000,"description":"JavaScript, e.g. `const b = await api.get_book({ bookId: 1 }); return b.title;`"}},"required":["code"]}""")]
     public static async Task<CallToolResult> RunScript(RequestContext<CallToolRequestParams> context, string code, CancellationToken cancellationToken = default)
     {
+        if (Confirm?.Invoke(context, code) is { } refused)
+        {
+            return McpToolSupport.ErrorResult(refused);
+        }
         var limits = Limits;
         var waited = Stopwatch.StartNew();
         var (slot, refusal) = await McpScriptAdmission.EnterAsync(McpCaller.Current, cancellationToken).ConfigureAwait(false);

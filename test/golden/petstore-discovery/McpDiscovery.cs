@@ -127,8 +127,9 @@ internal static class McpDiscovery
                 values[property.Name] = property.Value.Clone();
             }
         }
-        // The operation's own tools/call, as its tool would receive it.
-        var call = new RequestContext<CallToolRequestParams>(context.Server, context.JsonRpcRequest, new CallToolRequestParams { Name = tool.ProtocolTool.Name, Arguments = values })
+        // The operation's own tools/call, as its tool would receive it, with the user's answers to a question it asked.
+        var request = new CallToolRequestParams { Name = tool.ProtocolTool.Name, Arguments = values, InputResponses = context.Params?.InputResponses, RequestState = context.Params?.RequestState };
+        var call = new RequestContext<CallToolRequestParams>(context.Server, context.JsonRpcRequest, request)
         {
             Services = context.Services,
             MatchedPrimitive = tool,

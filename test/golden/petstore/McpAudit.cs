@@ -52,23 +52,30 @@ internal static class McpAudit
         var call = Current.Value = new Call();
         var started = Stopwatch.GetTimestamp();
         CallToolResult? result = null;
+        var asked = false;
         try
         {
             result = await next(context, cancellationToken);
             return result;
+        }
+        catch (InputRequiredException)
+        {
+            // The call asks the user first (confirmation): it is answered when the client calls again.
+            asked = true;
+            throw;
         }
         finally
         {
             Current.Value = null;
             var elapsed = Stopwatch.GetElapsedTime(started);
             var bytes = result?.Content.OfType<TextContentBlock>().Sum(block => (long)Encoding.UTF8.GetByteCount(block.Text)) ?? 0;
-            var error = result is null || result.IsError == true;
+            var error = !asked && (result is null || result.IsError == true);
             // A name no tool has is counted as "(unknown)": a client cannot add metric series at will.
             var known = context.MatchedPrimitive is McpServerTool tool ? tool.ProtocolTool.Name : null;
             McpTelemetry.Record(known ?? "(unknown)", error, elapsed, bytes);
             if (Enabled && Logger(context.Services) is { } logger && logger.IsEnabled(LogLevel.Information))
             {
-                Write(logger, known ?? Capped(context.Params?.Name ?? ""), call, context.Params?.Arguments?.Keys, result is null ? "failed" : error ? "error" : "ok", elapsed, bytes);
+                Write(logger, known ?? Capped(context.Params?.Name ?? ""), call, context.Params?.Arguments?.Keys, asked ? "asked" : result is null ? "failed" : error ? "error" : "ok", elapsed, bytes);
             }
         }
     };

@@ -82,7 +82,8 @@ internal static class McpToolSupport
                 status.Value = notes.Status;
             }
         }
-        catch (Exception exception) when (exception is not OperationCanceledException)
+        // A question for the user (confirmation before a destructive call) is no failure: the SDK asks it.
+        catch (Exception exception) when (exception is not (OperationCanceledException or InputRequiredException))
         {
             return ErrorResult(ApiSecrets.Redact(McpArgumentErrors.Describe(name, schema, arguments, exception)));
         }
