@@ -187,6 +187,16 @@ describe('confirmation before destructive calls (--confirm destructive)', { time
     }
   });
 
+  test('stateless HTTP, MCP 2026-07-28, a client without elicitation: refused at once, nothing sent', async () => {
+    const client = keep(await modernClient({ url: web!.url }, 'none'));
+    const started = Date.now();
+    const result = await client.call('delete_book', { bookId: 21 });
+    assert.ok(Date.now() - started < AT_ONCE_MS);
+    assert.equal(result.isError, true);
+    assert.match(result.text, /^Error: not sent: DELETE \/books\/\{bookId\} needs the user's confirmation, and this client cannot ask the user/);
+    assert.equal(deletes(21), 0);
+  });
+
   test('stateless HTTP with a client of MCP 2025-11-25: refused at once (no session to ask on), saying what would work', async () => {
     const client = keep(await legacyClient({ url: web!.url }, 'accept'));
     const started = Date.now();
