@@ -20,14 +20,7 @@ import { connect } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import { call, success, type Answer } from './support/real-apis.js';
 import { buildProjects, credentialVariable, initProject, projectDll } from './support/real-api-projects.js';
-import { JUPYTER_SPEC, JUPYTER_OVERLAY, requireJupyter, startJupyter, type JupyterServer } from './support/jupyter.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-/** A minimal nbformat 4 notebook with one code cell. */
-const notebook = (source: string): Record<string, unknown> => ({
-  nbformat: 4, nbformat_minor: 5, metadata: {},
-  cells: [{ cell_type: 'code', id: 'c1', source, metadata: {}, outputs: [], execution_count: null }],
-});
+import { eventually, JUPYTER_OVERLAY, JUPYTER_SPEC, notebook, requireJupyter, startJupyter, type JupyterServer } from './support/jupyter.js';
 
 describe('generated MCP server against Jupyter Server 1.23 (token; Debian packages on 127.0.0.1)', { timeout: 10 * 60_000 }, () => {
   let work = '';
@@ -76,11 +69,6 @@ describe('generated MCP server against Jupyter Server 1.23 (token; Debian packag
     await writeFile(onDisk(path), content);
   };
   const text = (path: string): Promise<string> => readFile(onDisk(path), 'utf8');
-  /** Waits (at most 15 s) until `check` holds, and says whether it did. */
-  const eventually = async (check: () => Promise<boolean>): Promise<boolean> => {
-    for (const end = Date.now() + 15_000; Date.now() < end; await sleep(200)) if (await check()) return true;
-    return false;
-  };
   const kernelProcesses = async (id: string): Promise<number[]> => (await jupyter!.processes()).filter((p) => p.command.includes(`kernel-${id}.json`)).map((p) => p.pid);
 
   test('tools/list: one tool per operation of the document (29); the overlaid project asks for the token in mcp.json', () => {
@@ -232,6 +220,27 @@ describe('generated MCP server against Jupyter Server 1.23 (token; Debian packag
     assert.equal(existsSync(onDisk('saved/.ipynb_checkpoints/draft-checkpoint.txt')), false);
   });
 
+  test('update_content of a binary file as base64: exactly those bytes on disk', async () => {
+    const bytes = Buffer.from([0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff, 0x0a, 0x22]);
+    success(await tool('update_content', { path: 'upload.bin', body: { type: 'file', format: 'base64', content: bytes.toString('base64') } }));
+    assert.deepEqual(await readFile(onDisk('upload.bin')), bytes);
+  });
+
+  test('patch_content renames a folder: its files at the new path, the old folder gone', async () => {
+    await arrange('project-a/data/one.csv', 'a,b\n1,2\n');
+    await arrange('project-a/readme.md', '# A');
+    success(await tool('patch_content', { path: 'project-a', body: { path: 'project-b' } }));
+    assert.equal(existsSync(onDisk('project-a')), false);
+    assert.deepEqual([await text('project-b/data/one.csv'), await text('project-b/readme.md')], ['a,b\n1,2\n', '# A']);
+  });
+
+  test("get_content of a binary file as text: the server's reason (bad format, HTTP 400)", async () => {
+    await arrange('read/binary.dat', Buffer.from([0xff, 0xfe, 0x00, 0x80]));
+    const answer = await tool('get_content', { path: 'read/binary.dat', format: 'text' });
+    assert.equal(answer.isError, true, answer.text);
+    assert.match(answer.text, /read\/binary\.dat is not UTF-8 encoded.*HTTP 400/);
+  });
+
   test('create_kernel, get_kernel, delete_kernel: the kernel process runs, then is gone', async () => {
     const kernel = success(await tool('create_kernel', { body: { name: 'python3' } }));
     assert.equal(kernel.name, 'python3');
@@ -241,6 +250,15 @@ describe('generated MCP server against Jupyter Server 1.23 (token; Debian packag
     success(await tool('delete_kernel', { kernelId: kernel.id }));
     assert.ok(await eventually(async () => (await kernelProcesses(kernel.id)).length === 0), 'the kernel process is still running');
     assert.equal((await jupyter!.api(`/api/kernels/${kernel.id}`)).status, 404);
+  });
+
+  test('restart_kernel: the same kernel id, a new kernel process in place of the old one', async () => {
+    const kernel = (await jupyter!.api('/api/kernels', { method: 'POST', body: { name: 'python3' } })).body as { id: string };
+    assert.ok(await eventually(async () => (await kernelProcesses(kernel.id)).length === 1), 'no kernel process');
+    const [before] = await kernelProcesses(kernel.id);
+    assert.equal(success(await tool('restart_kernel', { kernelId: kernel.id })).id, kernel.id);
+    assert.ok(await eventually(async () => { const now = await kernelProcesses(kernel.id); return now.length === 1 && now[0] !== before; }), 'the kernel process was not replaced');
+    await jupyter!.api(`/api/kernels/${kernel.id}`, { method: 'DELETE' });
   });
 
   test('create_session for a notebook: the session on the server, its kernel process running; delete_session ends both', async () => {

@@ -23,6 +23,18 @@ export function requireJupyter(): void {
   requireFile('/usr/lib/python3/dist-packages/ipykernel_launcher.py', 'python3-ipykernel');
 }
 
+/** A minimal nbformat 4 notebook with one code cell. */
+export const notebook = (source: string): Record<string, unknown> => ({
+  nbformat: 4, nbformat_minor: 5, metadata: {},
+  cells: [{ cell_type: 'code', id: 'c1', source, metadata: {}, outputs: [], execution_count: null }],
+});
+
+/** Waits (at most 15 s) until `check` holds, and says whether it did. */
+export async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 200))) if (await check()) return true;
+  return false;
+}
+
 export interface JupyterServer extends RealServer {
   /** The token the server was started with. */
   readonly token: string;
