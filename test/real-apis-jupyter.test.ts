@@ -80,6 +80,7 @@ describe('generated MCP server against Jupyter Server 1.23 (token; Debian packag
     const answer = await tool('update_content', { path: 'refused.txt', body: { type: 'file', format: 'text', content: 'x' } }, 'published');
     assert.equal(answer.isError, true, answer.text);
     assert.match(answer.text, /HTTP 403/);
+    assert.match(jupyter!.log(), /403 PUT \/api\/contents\/refused\.txt/);
     assert.equal(existsSync(onDisk('refused.txt')), false);
   });
 
