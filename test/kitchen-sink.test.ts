@@ -52,7 +52,7 @@ describe('kitchen-sink API through the generated MCP server', () => {
     // tools/list is ordered by name (the order every page and every replica agrees on).
     assert.deepEqual(tools.map((t) => t.name), [
       'create_chart', 'create_event', 'create_file', 'create_item', 'create_shape', 'delete_item', 'get_count',
-      'get_file', 'get_item', 'get_item_note', 'get_item_photo', 'get_task', 'get_tree', 'list_items',
+      'get_document', 'get_file', 'get_item', 'get_item_note', 'get_item_photo', 'get_task', 'get_tree', 'list_items',
       'list_reports', 'list_reports_summary', 'login', 'update_item_note', 'update_item_photo'
     ]);
     for (const tool of tools) {
@@ -128,6 +128,12 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.deepEqual(JSON.parse(await callText(client, 'create_file', { body: Buffer.from([1, 2, 3]).toString('base64') })), { size: 3, type: 'application/octet-stream' });
     assert.deepEqual([...last().body], [1, 2, 3]);
     assert.deepEqual(JSON.parse(await callText(client, 'get_file', { name: 'x' })), { status: 200, contentType: 'application/json', length: 3, base64: Buffer.from([0x7b, 0x00, 0xff]).toString('base64') });
+  });
+
+  test('a file the spec declares under a text type (YAML) is its text; bytes that are not UTF-8 stay a file', async () => {
+    assert.equal(await callText(client, 'get_document', { name: 'spec' }), 'title: "a document"\nlines:\n  - é\n');
+    assert.equal(last().headers.accept, 'text/yaml');
+    assert.deepEqual(JSON.parse(await callText(client, 'get_document', { name: 'bytes' })), { status: 200, contentType: 'text/yaml', length: 4, base64: Buffer.from([0xff, 0xfe, 0x00, 0x41]).toString('base64') });
   });
 
   test('a request body with properties that differ only in case (xAxis, xaxis); queries and fragments in path templates', async () => {

@@ -11,11 +11,21 @@ const PRIMITIVES: Record<Primitive, string> = {
   dateTime: 'string', date: 'string', uuid: 'string', bytes: 'string',
 };
 
+/** What a tool answers for a file: its descriptor. */
+const FILE = '{ status: number; contentType: string; fileName?: string; length: number; base64?: string; note?: string }';
+
+/** Media types the generated client reads as text (ApiResponseRead's FormOf): text/*, XML, YAML, scripts, forms. */
+function isText(mediaType: string | undefined): boolean {
+  const type = mediaType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type.startsWith('text/') || type.endsWith('/xml') || type.endsWith('+xml')
+    || ['application/javascript', 'application/ecmascript', 'application/x-www-form-urlencoded', 'application/yaml', 'application/x-yaml', 'application/graphql', 'application/sql'].includes(type);
+}
+
 /**
  * One line that declares an operation as a code-mode script calls it, TypeScript-style:
  * `get_book(args: { bookId: number; xRequestId?: string }): Promise<{ id: number; title: string }>`.
  * The argument object is the tool's published input schema; the answer is the spec's success type, as the
- * tool returns it (JSON parsed, other text as a string, a file as its descriptor).
+ * tool returns it (JSON parsed, other text as a string, a file as its descriptor, a file of a text type as its text).
  */
 export function signature(model: ApiModel, op: Operation, toolName: string, input: JsonSchema): string {
   for (const depth of [4, 2, 1, 0]) {
@@ -34,7 +44,8 @@ function answerType(model: ApiModel, op: Operation, depth: number): string {
     case 'none':
       return '{ status: number }';
     case 'binary':
-      return '{ status: number; contentType: string; fileName?: string; length: number; base64?: string; note?: string }';
+      // A file of a text type is answered as its text when its bytes are UTF-8 (ApiResponseRead), else as a file.
+      return isText(op.success.mediaType) ? `string | ${FILE}` : FILE;
     default:
       return 'string';
   }

@@ -36,8 +36,9 @@ public sealed partial class ApiRequest
     {
         var mediaType = response.Content.Headers.ContentType?.MediaType;
         var form = FormOf(mediaType);
-        // A file the spec declares stays one where the API sends the very media type it declares (a file typed JSON).
-        if (responseKind == ApiResponseKind.Binary && (form == BodyForm.Unknown || string.Equals(mediaType, accept, StringComparison.OrdinalIgnoreCase)))
+        // A file the spec declares stays one where the API sends the very media type it declares (a file typed JSON),
+        // unless that type is text (a YAML document, a CSV file): the text itself, as long as it is UTF-8 or says its charset.
+        if (responseKind == ApiResponseKind.Binary && (form == BodyForm.Unknown || (form != BodyForm.Text && string.Equals(mediaType, accept, StringComparison.OrdinalIgnoreCase))))
         {
             form = BodyForm.Binary;
         }
