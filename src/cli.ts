@@ -38,6 +38,7 @@ const transport = (options: { transport?: string; forwardAuth?: string; auth?: s
   ...(options.auth !== undefined && { auth: options.auth }),
 });
 const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
+const RESOURCES = 'GET operations without side effects also become MCP resources: one that needs no argument a resource (<server>://books), one whose only required parameters are path parameters a resource template (<server>://books/{bookId}); tools writes McpResources.g.cs, host registers it';
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
@@ -124,12 +125,13 @@ function buildProgram(io: Io): Command {
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
+    .option('--resources', RESOURCES)
     .option('--check', CHECK))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; resources?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
-      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true });
+      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true, ...(options.resources === true && { resources: { serverName: options.serverName } }) });
       warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
       const file = resolve(options.outputFile);
       const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }, ...tools.beside];
@@ -146,6 +148,7 @@ function buildProgram(io: Io): Command {
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
     .option('--mode <mode>', MODE)
+    .option('--resources', RESOURCES)
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
@@ -154,11 +157,12 @@ function buildProgram(io: Io): Command {
     .option('--allow-external-refs', EXTERNAL_REFS)
     .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options),
+        ...(options.resources === true && { resources: true }),
         ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
@@ -177,6 +181,7 @@ function buildProgram(io: Io): Command {
     .option('--check', CHECK))
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
+    .option('--resources', RESOURCES)
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
@@ -187,7 +192,7 @@ function buildProgram(io: Io): Command {
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
     .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
@@ -196,7 +201,7 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true,
+        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true, ...(options.resources === true && { resources: true }),
         package: options.package === true, regenerate: options.regenerate, allowExternalRefs: options.allowExternalRefs === true,
         ...(options.generator !== undefined && { generator: options.generator }),
       });

@@ -136,15 +136,15 @@ function buildOperation(
   };
 }
 
-/** `x-mcp: false`, or `x-mcp: { name, description, exclude }`. */
+/** `x-mcp: false`, or `x-mcp: { name, description, exclude, resource }`. */
 function readMcpExtension(node: unknown, where: string): McpExtension | undefined {
   if (node === undefined) return undefined;
   if (node === false) return { exclude: true };
-  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description or exclude', where);
+  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description, exclude or resource', where);
   const name = text(node.name);
   if (name !== undefined && !/^[a-z0-9_]{1,64}$/.test(name)) throw new GeneratorError('spec', `x-mcp name ${JSON.stringify(name)} must match ^[a-z0-9_]{1,64}$`, `${where}/name`);
   const description = text(node.description);
-  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }) };
+  return { ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }), ...(node.resource === false && { resource: false as const }) };
 }
 
 function firstServerUrl(root: Record<string, unknown>, specUrl: string | undefined): string | undefined {

@@ -143,6 +143,8 @@ export interface McpExtension {
   readonly description?: string;
   /** `x-mcp: false` or `exclude: true`: no tool. */
   readonly exclude?: boolean;
+  /** `resource: false`: a GET that is not to be read as an MCP resource (`--resources`), as one with side effects. */
+  readonly resource?: false;
 }
 
 export interface Operation {

@@ -26,6 +26,8 @@ export interface HostOptions {
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;
+  /** `--resources`: the server also publishes McpResources (GET operations as resources). */
+  readonly resources?: boolean;
   readonly transport: Transport;
   /** HTTP only: callers are admitted by OAuth access tokens the configured authority issued for the server. */
   readonly auth?: AuthMode;

@@ -11,6 +11,7 @@ import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
 import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
+import { emitResourceSupport } from '../resources/resources.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -41,6 +42,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...emitTelemetry(options, source),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
+    ...(options.resources === true ? [emitResourceSupport(options.namespace, options.clientNamespace, source)] : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),

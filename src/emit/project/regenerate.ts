@@ -26,6 +26,7 @@ export interface GenerationRecord {
     readonly readOnly?: boolean;
     readonly mode?: string;
     readonly structuredOutput?: boolean;
+    readonly resources?: boolean;
     readonly allowExternalRefs?: boolean;
   };
 }
