@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -48,8 +48,9 @@ async function writeSpec(directory: string): Promise<string> {
   return path;
 }
 
+let work: string;
+
 describe('resources (--resources)', () => {
-  let work: string;
   let spec: string;
   let api: LibraryApi;
   let client: Client;
@@ -144,6 +145,19 @@ describe('resources (--resources)', () => {
     const record = JSON.parse(await readFile(join(work, 'openapi-mcp.json'), 'utf8')) as { options: Record<string, unknown> };
     assert.equal(record.options.resources, true);
     assert.equal(await runCli(['regenerate', '--project-dir', work, '--check'], quiet), 0);
+  });
+});
+
+describe('resources: regeneration on build', () => {
+  test('a build after McpResources.g.cs is gone writes it again from the spec and compiles it', async () => {
+    // After the server above has stopped: the build writes its program again.
+    const path = join(work, 'McpResources.g.cs');
+    const before = await readFile(path, 'utf8');
+    await rm(path);
+    const build = await dotnetBuild(work);
+    assert.ok(build.ok, build.output);
+    assert.equal(build.warnings, 0, build.output);
+    assert.equal(await readFile(path, 'utf8'), before);
   });
 });
 
