@@ -16,11 +16,19 @@ import { detectFramework } from '../src/dotnet.js';
 import { planResources, resourceScheme } from '../src/emit/resources/resources.js';
 import { prepare } from '../src/generate.js';
 import { planNames } from '../src/names/plan.js';
-import { connect, dotnetBuild } from '../examples/harness.js';
+import { connect, dotnetBuild, serverLog } from '../examples/harness.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
 import { scratchDir } from './support/scratch.js';
 
 const quiet = { out: (): void => {}, err: (): void => {} };
+
+interface AuditLine { caller: string; resource?: string; outcome: string; status: number | null; durationMs: number; bytes: number }
+
+/** The audit lines in the server's log (the simple console formatter: the JSON line under `info: Library.Audit[…]`). */
+function auditLines(log: string): AuditLine[] {
+  const lines = log.split('\n');
+  return lines.flatMap((line, i) => (/^info: Library\.Audit\[\d+\]/.test(lines[i - 1] ?? '') ? [JSON.parse(line.trim()) as AuditLine] : []));
+}
 
 /** The text of a read's one content, which must be text (not a blob). */
 function textOf(contents: readonly ({ text: string } | { blob: string })[]): string {
@@ -139,6 +147,20 @@ describe('resources (--resources)', () => {
     assert.equal(error.code, -32602);
     assert.match(error.message, /library:\/\/books\/seven/);
     assert.equal(api.requests.length, before);
+  });
+
+  test('each read writes an audit line: the resource, its outcome and the API\'s status, never the URI\'s values or the key', async () => {
+    const deadline = Date.now() + 10_000;
+    const reads = (): AuditLine[] => auditLines(serverLog(client)).filter((line) => line.resource !== undefined);
+    while (reads().length < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = reads();
+    assert.deepEqual(lines.map((line) => [line.resource, line.outcome, line.status]), [
+      ['list_books', 'ok', 200], ['get_book', 'ok', 200], ['get_book', 'ok', 200], ['get_echo', 'ok', 200], ['get_book', 'error', 404], ['get_book', 'error', null],
+    ]);
+    assert.ok(lines.every((line) => line.caller === 'local' && line.durationMs >= 0));
+    assert.ok(lines[0]!.bytes > 1000);
+    assert.ok(!serverLog(client).includes(LIBRARY_KEY));
+    assert.ok(!JSON.stringify(lines).includes('seven') && !JSON.stringify(lines).includes('format'));
   });
 
   test('the option is recorded: regenerating the project writes the same files, resources included', async () => {
