@@ -198,6 +198,17 @@ describe('resources: the generator', () => {
     assert.deepEqual(planned.map((r) => r.uri), ['library://books', 'library://books/{bookId}{?format}', 'library://echo']);
   });
 
+  test('a path a URI cannot hold is no resource (half of a surrogate pair); characters a template may not have are percent-encoded', async () => {
+    const ok = { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
+    const file = join(scratchDir('resources-paths'), 'paths.json');
+    await writeFile(file, JSON.stringify({
+      openapi: '3.0.3', info: { title: 'T', version: '1' },
+      paths: { '/a\ud800b': { get: { responses: ok } }, '/c d/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok } } },
+    }));
+    const api = await prepare(file);
+    assert.deepEqual(planResources(planNames(api.model, 'T.Client'), api.model.operations, 'T').map((r) => r.uri), ['t://c%20d/{id}']);
+  });
+
   test('without --resources nothing changes; --resources with --auth oauth is refused (reads are not scope-checked)', async () => {
     const plain = scratchDir('resources-none');
     assert.equal(await runCli(['init', '--openapi-url', LIBRARY_SPEC, '--server-name', 'Library', '--output-dir', plain], quiet), 0);
