@@ -308,7 +308,7 @@ function hostTransport(options: HostProjectOptions): { transport: Transport; for
 
 /** Resources are read without the per-operation OAuth scope check tools/call has: not with --auth oauth. */
 function checkResources(options: HostProjectOptions): true {
-  if (options.auth !== undefined) throw new GeneratorError('usage', `--resources with --auth ${options.auth}: resources/read is not checked against the OAuth scopes of the operations, as tools/call is; leave out --resources`);
+  if (options.auth === 'oauth') throw new GeneratorError('usage', `--resources with --auth ${options.auth}: resources/read is not checked against the OAuth scopes of the operations, as tools/call is; leave out --resources`);
   return true;
 }
 
