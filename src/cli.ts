@@ -41,6 +41,7 @@ const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and r
 const CONFIRM = '"destructive": a destructive tool (DELETE, or what x-mcp confirm marks) asks the user through MCP elicitation before its request is sent, and sends nothing unless the user accepts; the server\'s CONFIRM setting "off" turns it off for trusted automation';
 /** The `--confirm` option, when given. */
 const confirm = (options: { confirm?: string }): { confirm?: string } => (options.confirm === undefined ? {} : { confirm: options.confirm });
+const RESOURCES = 'GET operations without side effects also become MCP resources: one that needs no argument a resource (<server>://books), one whose only required parameters are path parameters a resource template (<server>://books/{bookId}); tools writes McpResources.g.cs, host registers it';
 const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
 const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
@@ -128,12 +129,16 @@ function buildProgram(io: Io): Command {
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
     .option('--confirm <which>', CONFIRM)
+    .option('--resources', RESOURCES)
     .option('--check', CHECK))
-    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; confirm?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; outputFile: string; namespace: string; serverName: string; extNamespace: string; mode?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       if (options.serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
       const api = await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (options.dryRun) return void io.out(formatReport(reportSelection(api, selection(options))));
-      const tools = generateTools(api, { namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true, ...confirm(options) });
+      const tools = generateTools(api, {
+        namespace: options.namespace, clientNamespace: options.extNamespace, ...selection(options), ...mode(options), structuredOutput: options.structuredOutput === true, ...confirm(options),
+        ...(options.resources === true && { resources: { serverName: options.serverName } }),
+      });
       warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
       const file = resolve(options.outputFile);
       const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }, ...tools.beside];
@@ -143,13 +148,14 @@ function buildProgram(io: Io): Command {
     });
 
   program.command('host')
-    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs, McpCaller.cs; McpToolCatalog.cs in operations mode, McpDiscovery.cs, McpSearch.cs and McpSearchQuery.cs in discovery mode; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
+    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs, McpCaller.cs; McpToolCatalog.cs in operations mode, McpDiscovery.cs, McpSearch.cs and McpSearchQuery.cs in discovery mode; McpResourceSupport.cs with --resources; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
     .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
     .option('--mode <mode>', MODE)
+    .option('--resources', RESOURCES)
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
@@ -159,12 +165,13 @@ function buildProgram(io: Io): Command {
     .option('--allow-external-refs', EXTERNAL_REFS)
     .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; confirm?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; confirm?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
         serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options),
-        ...confirm(options), ...(api !== undefined && { api }),
+        ...confirm(options), ...(options.resources === true && { resources: true }),
+        ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
       });
       if (options.check) return checkFiles(options.outputDir, files, io);
@@ -183,6 +190,7 @@ function buildProgram(io: Io): Command {
     .option('--mode <mode>', MODE)
     .option('--structured-output', STRUCTURED)
     .option('--confirm <which>', CONFIRM)
+    .option('--resources', RESOURCES)
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
@@ -193,7 +201,7 @@ function buildProgram(io: Io): Command {
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
     .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; confirm?: string; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
@@ -202,7 +210,7 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true, ...confirm(options),
+        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true, ...confirm(options), ...(options.resources === true && { resources: true }),
         package: options.package === true, regenerate: options.regenerate, allowExternalRefs: options.allowExternalRefs === true,
         ...(options.generator !== undefined && { generator: options.generator }),
       });

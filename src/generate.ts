@@ -22,6 +22,7 @@ import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
 import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
+import { emitResources, planResources } from './emit/resources/resources.js';
 
 export type { GeneratedFile };
 
@@ -62,6 +63,8 @@ export interface ToolsOptions extends Selection {
   readonly structuredOutput?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
+  /** Also write McpResources.g.cs: the GET operations without side effects as resources, their URIs in the server's scheme. */
+  readonly resources?: { readonly serverName: string };
 }
 
 /**
@@ -80,6 +83,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
     emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected), mode),
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
+  if (options.resources) beside.push(emitResources(api.model, planResources(plan, selected, options.resources.serverName), options.namespace));
   const content = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
   return { content, operations: selected, skipped, beside };
 }
@@ -94,6 +98,8 @@ export interface HostProjectOptions {
   /** The API whose security schemes the host configures; none when absent. */
   readonly api?: PreparedApi;
   readonly mode?: ToolMode;
+  /** Publish the resources of McpResources.g.cs (written with the tools' `resources`). */
+  readonly resources?: boolean;
   readonly transport?: Transport;
   /** HTTP only: take each call's API credential from this header of the incoming MCP request. */
   readonly forwardAuth?: string;
@@ -122,6 +128,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
+    ...(options.resources === true && { resources: checkResources(options) }),
     ...hostTransport(options),
     ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
     ...(options.package === true && { package: packageInfo(options) }),
@@ -154,6 +161,8 @@ export interface ProjectOptions extends Selection {
   readonly launch?: Launch;
   readonly mode?: ToolMode;
   readonly structuredOutput?: boolean;
+  /** GET operations without side effects are also MCP resources. */
+  readonly resources?: boolean;
   readonly transport?: Transport;
   readonly forwardAuth?: string;
   /** With transport http: `oauth` admits callers by access tokens issued for the server. */
@@ -198,6 +207,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   } : undefined;
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
+    ...(options.resources === true && { resources: true }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
@@ -224,12 +234,13 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
  * The files of a project made from the spec, which `regenerate` writes again: McpTools.g.cs (and the search index
  * and McpDiscoveryText.g.cs in discovery mode) and the client in Client/.
  */
-export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean; confirm?: string }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
+export function generateSources(api: PreparedApi, options: Selection & { serverName: string; mode?: ToolMode; structuredOutput?: boolean; confirm?: string; resources?: boolean }): { files: GeneratedFile[]; operations: readonly Operation[]; skipped: readonly Skipped[] } {
   checkServerName(options.serverName);
   const namespace = projectName(options.serverName);
   const clientNamespace = `${namespace}.Client`;
   const plan = planNames(api.model, clientNamespace);
-  const tools = generateTools(api, { ...options, namespace, clientNamespace, plan });
+  const { resources, ...rest } = options;
+  const tools = generateTools(api, { ...rest, namespace, clientNamespace, plan, ...(resources === true && { resources: { serverName: options.serverName } }) });
   const files = [
     { path: 'McpTools.g.cs', content: tools.content },
     ...tools.beside,
@@ -255,6 +266,7 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
       ...(options.mode !== undefined && options.mode !== 'operations' && { mode: options.mode }),
       ...(options.structuredOutput === true && { structuredOutput: true }),
       ...(options.confirm !== undefined && { confirm: options.confirm }),
+      ...(options.resources === true && { resources: true }),
       ...(options.allowExternalRefs === true && { allowExternalRefs: true }),
     },
   };
@@ -309,6 +321,12 @@ function hostTransport(options: HostProjectOptions): { transport: Transport; for
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) throw new GeneratorError('usage', `--forward-auth ${JSON.stringify(header)} is not an HTTP header name`);
   if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--forward-auth: the API declares no security scheme whose credential could be forwarded (give --openapi-url for host)');
   return { transport, forwardAuth: header, ...(auth !== undefined && { auth }) };
+}
+
+/** Resources are read without the per-operation OAuth scope check tools/call has: not with --auth oauth. */
+function checkResources(options: HostProjectOptions): true {
+  if (options.auth === 'oauth') throw new GeneratorError('usage', `--resources with --auth ${options.auth}: resources/read is not checked against the OAuth scopes of the operations, as tools/call is; leave out --resources`);
+  return true;
 }
 
 function checkAuth(auth: string | undefined, transport: Transport): AuthMode | undefined {

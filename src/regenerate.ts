@@ -39,7 +39,7 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
     const list = options[key];
     if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === 'string'))) fail(`/options/${key}`, 'must be a list of strings');
   }
-  for (const key of ['readOnly', 'structuredOutput', 'allowExternalRefs'] as const) {
+  for (const key of ['readOnly', 'structuredOutput', 'resources', 'allowExternalRefs'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') fail(`/options/${key}`, 'must be true or false');
   }
   if (options.mode !== undefined && !(TOOL_MODES as readonly unknown[]).includes(options.mode)) fail('/options/mode', `must be one of ${TOOL_MODES.join(', ')}`);
@@ -63,6 +63,7 @@ export async function regenerate(directory: string, load: (input: string, option
     ...(options.mode !== undefined && { mode: options.mode as ToolMode }),
     ...(options.structuredOutput !== undefined && { structuredOutput: options.structuredOutput }),
     ...(options.confirm !== undefined && { confirm: options.confirm }),
+    ...(options.resources !== undefined && { resources: options.resources }),
   });
   return { api, files: sources.files, operations: sources.operations.length };
 }

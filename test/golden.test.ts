@@ -25,6 +25,7 @@ const VARIANT_FILES: Record<GoldenVariant, string[]> = {
   code: ['McpCode.cs', 'McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpScriptAdmission.cs', 'McpScriptMemory.cs', 'McpScriptPool.cs', 'McpScriptProcess.cs', 'McpScriptRunner.cs', 'McpScriptSandbox.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'McpSignatures.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
   http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'McpHttpLimits.cs', 'McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
+  resources: ['McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
 };
 
 for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {

@@ -136,18 +136,18 @@ function buildOperation(
   };
 }
 
-/** `x-mcp: false`, or `x-mcp: { name, description, exclude, confirm }`. */
+/** `x-mcp: false`, or `x-mcp: { name, description, exclude, confirm, resource }`. */
 function readMcpExtension(node: unknown, where: string): McpExtension | undefined {
   if (node === undefined) return undefined;
   if (node === false) return { exclude: true };
-  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description, exclude or confirm', where);
+  if (!isObject(node)) throw new GeneratorError('spec', 'x-mcp must be false or an object with name, description, exclude, confirm or resource', where);
   const name = text(node.name);
   if (name !== undefined && !/^[a-z0-9_]{1,64}$/.test(name)) throw new GeneratorError('spec', `x-mcp name ${JSON.stringify(name)} must match ^[a-z0-9_]{1,64}$`, `${where}/name`);
   const description = text(node.description);
   if (node.confirm !== undefined && typeof node.confirm !== 'boolean') throw new GeneratorError('spec', 'x-mcp confirm must be true or false', `${where}/confirm`);
   return {
     ...(name !== undefined && { name }), ...(description !== undefined && { description }), ...(node.exclude === true && { exclude: true }),
-    ...(typeof node.confirm === 'boolean' && { confirm: node.confirm }),
+    ...(typeof node.confirm === 'boolean' && { confirm: node.confirm }), ...(node.resource === false && { resource: false as const }),
   };
 }
 

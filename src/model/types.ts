@@ -148,6 +148,8 @@ export interface McpExtension {
    * it, DELETE asks. `true` also annotates the tool destructive.
    */
   readonly confirm?: boolean;
+  /** `resource: false`: a GET that is not to be read as an MCP resource (`--resources`), as one with side effects. */
+  readonly resource?: false;
 }
 
 export interface Operation {

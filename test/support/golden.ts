@@ -13,6 +13,7 @@ export const GOLDEN_VARIANTS = {
   code: { dir: join(REPO, 'test/golden/petstore-code'), options: { mode: 'code' } },
   http: { dir: join(REPO, 'test/golden/petstore-http'), options: { transport: 'http' } },
   package: { dir: join(REPO, 'test/golden/petstore-package'), options: { launch: 'dnx' } },
+  resources: { dir: join(REPO, 'test/golden/petstore-resources'), options: { resources: true } },
 } as const satisfies Record<string, { dir: string; options: Partial<ProjectOptions> }>;
 export type GoldenVariant = keyof typeof GOLDEN_VARIANTS;
 

@@ -27,6 +27,8 @@ export interface HostOptions {
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;
+  /** `--resources`: the server also publishes McpResources (GET operations as resources). */
+  readonly resources?: boolean;
   readonly transport: Transport;
   /** Destructive tools ask the user before their request is sent. */
   readonly confirm?: ConfirmPolicy;

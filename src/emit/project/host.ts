@@ -12,6 +12,7 @@ import { emitServerJson, packageProjectLines } from './nuget.js';
 import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
 import { emitConfirm } from '../tools/confirm.js';
+import { emitResourceSupport } from '../resources/resources.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -43,6 +44,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...(options.confirm !== undefined ? [emitConfirm(options.namespace, options.clientNamespace, source)] : []),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
+    ...(options.resources === true ? [emitResourceSupport(options.namespace, options.clientNamespace, source)] : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),

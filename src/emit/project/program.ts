@@ -12,6 +12,7 @@ import { readScriptLimits } from '../code/settings.js';
 import { readLimitSettings, useLimits } from '../http/limits.js';
 import { ICONS_MEMBER, readIconSetting } from './server-icon.js';
 import { readConfirmSetting } from '../tools/confirm.js';
+import { registerResources } from '../resources/resources.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -187,6 +188,7 @@ export function emitProgram(options: HostOptions): string {
     w.line('    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.');
     w.line('    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolCatalog.FindTool).AddCallToolFilter(Tools.McpToolSupport.CheckCalls))');
   }
+  if (options.resources === true) registerResources(w);
   w.line(`    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));`);
   w.line();
   w.line('var app = builder.Build();');

@@ -6,6 +6,7 @@
  * reads beside a project for one user's settings; nothing is ever fetched from a registry unless the user says so.
  */
 import type { GeneratedFile } from '../shared/file.js';
+import { RESOURCES_FILE } from '../resources/resources.js';
 
 /** The record of what the project's generated sources were made from, beside the .csproj. */
 export const RECORD_FILE = 'openapi-mcp.json';
@@ -27,6 +28,7 @@ export interface GenerationRecord {
     readonly mode?: string;
     readonly structuredOutput?: boolean;
     readonly confirm?: string;
+    readonly resources?: boolean;
     readonly allowExternalRefs?: boolean;
   };
 }
@@ -57,6 +59,8 @@ export const userProjectFile = (projectName: string): string => `${projectName}.
  */
 export function regenerationProjectLines(target: RegenerationTarget, projectName: string, literal: (text: string) => string): string[] {
   const overlays = target.overlays.map(literal).join(';');
+  // What the build compiles again after writing it (a file it had not found before, as the client's new files, would be left out).
+  const compiled = ['McpTools.g.cs', ...target.outputs.filter((path) => path === RESOURCES_FILE), 'Client/*.g.cs'].join(';');
   return [
     `  <!-- Regeneration: when the spec${target.overlays.length > 0 ? ', an overlay' : ''} or ${RECORD_FILE} (the generator's options) is newer than the generated files,`,
     ...(target.generator === undefined ? [
@@ -89,8 +93,8 @@ export function regenerationProjectLines(target: RegenerationTarget, projectName
     '    </Exec>',
     "    <Error Condition=\"'$(OpenApiMcpExitCode)' != '0'\" Text=\"$(OpenApiMcpGenerator) regenerate failed (exit code $(OpenApiMcpExitCode)): @(OpenApiMcpOutput, ' ')\" />",
     '    <ItemGroup>',
-    '      <Compile Remove="McpTools.g.cs;Client/*.g.cs" />',
-    '      <Compile Include="McpTools.g.cs;Client/*.g.cs" />',
+    `      <Compile Remove="${compiled}" />`,
+    `      <Compile Include="${compiled}" />`,
     '    </ItemGroup>',
     '  </Target>',
     '',
