@@ -45,12 +45,17 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
   return { generator: String(record.generator ?? ''), spec: record.spec, ...(overlays !== undefined && { overlays }), serverName: record.serverName, options };
 }
 
-/** Loads the recorded spec with its overlays and generates the sources again, as `init` did. */
-export async function regenerate(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
+/** A project's record and its spec, loaded with the recorded overlays and options. */
+export async function loadRecorded(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ record: GenerationRecord; api: PreparedApi }> {
   const record = await readRecord(directory);
   const spec = /^https?:\/\//i.test(record.spec) ? record.spec : resolve(directory, record.spec);
   const overlays = (record.overlays ?? []).map((overlay) => resolve(directory, overlay));
-  const api = await load(spec, { allowExternalRefs: record.options.allowExternalRefs === true, ...(overlays.length > 0 && { overlays }) });
+  return { record, api: await load(spec, { allowExternalRefs: record.options.allowExternalRefs === true, ...(overlays.length > 0 && { overlays }) }) };
+}
+
+/** Loads the recorded spec with its overlays and generates the sources again, as `init` did. */
+export async function regenerate(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
+  const { record, api } = await loadRecorded(directory, load);
   const { options } = record;
   const sources = generateSources(api, {
     serverName: record.serverName,
