@@ -56,7 +56,7 @@ export async function bundle(options: BundleOptions, load: (input: string, optio
   const log = options.log ?? (() => {});
   const directory = resolve(options.projectDir);
   const runtimes = checkRuntimes(options.runtimes ?? []);
-  const { record, api } = await loadRecorded(directory, load);
+  const { record, api } = await loadRecorded(directory, load, 'bundle');
   const assembly = projectName(record.serverName);
   const framework = await projectFramework(directory, assembly);
   const output = resolve(options.output ?? join(directory, `${kebabName(record.serverName)}.mcpb`));
@@ -163,7 +163,7 @@ function run(command: string, args: readonly string[], what: string, shell = fal
       if (!error) return resolvePromise(stdout);
       const said = `${stdout}\n${stderr}`.split('\n').map((l) => l.trim()).filter((l) => l !== '').slice(-8).join(' | ');
       const code = (error as { code?: unknown }).code;
-      reject(new GeneratorError('output', `${what} failed (${code === 'ENOENT' ? `no ${command} on PATH` : `exit code ${String(code)}`})${said === '' ? '' : `: ${said}`}`));
+      reject(new GeneratorError('output', `${what} failed (${code === 'ENOENT' ? `cannot start ${command}: not found` : `exit code ${String(code)}`})${said === '' ? '' : `: ${said}`}`));
     });
     child.stdin?.end();
   });

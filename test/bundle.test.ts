@@ -120,7 +120,8 @@ describe('an MCP Bundle of a generated server', () => {
     const { manifest, client, config } = await install(bundle, folder, { base_url: api.url, api_key: LIBRARY_KEY });
     clients.push(client);
     assert.deepEqual({ command: config.command, args: config.args }, { command: 'dotnet', args: [join(folder, 'server/Library.dll')] });
-    assert.equal(config.env?.LIBRARY_API_KEY, LIBRARY_KEY);
+    // What the user typed, and the optional headers left empty: empty, not the reference unreplaced.
+    assert.deepEqual(config.env, { LIBRARY_BASE_URL: api.url, LIBRARY_API_KEY: LIBRARY_KEY, LIBRARY_HEADERS: '' });
 
     // tools/list is what the manifest announces, name for name and description for description.
     const listed = (await client.listTools()).tools.map((t) => ({ name: t.name, description: t.description }));
@@ -166,6 +167,15 @@ describe('an MCP Bundle of a generated server', () => {
     assert.equal(sha(bundle), before);
   });
 
+  test('a bundle that cannot be packed leaves the existing one as it was, even with --force', async () => {
+    const before = sha(bundle);
+    const failed = await cli(['bundle', '--project-dir', project, '--force', '--mcpb', join(work, 'no-such-mcpb')]);
+    assert.equal(failed.code, 4);
+    assert.match(failed.err, /\nerror: mcpb validate failed \(cannot start \S*no-such-mcpb: not found\)\n$/);
+    assert.equal(sha(bundle), before);
+    assert.deepEqual(readdirSync(project).filter((f) => f.endsWith('.partial')), []);
+  });
+
   test('wrong inputs are one line each, before anything is published', async () => {
     const runtimes = await cli(['bundle', '--project-dir', project, '--runtime', 'osx-arm64,osx-x64', '--output', join(work, 'x.mcpb')]);
     assert.deepEqual([runtimes.code, runtimes.err], [2, 'error: --runtime osx-arm64 and osx-x64 both run on darwin: a bundle starts one executable per operating system\n']);
@@ -178,7 +188,7 @@ describe('an MCP Bundle of a generated server', () => {
     assert.match(served.err, /^error: .*Library\.csproj: an HTTP server \(--transport http\) cannot be a bundle: [^\n]*\n$/);
     const none = await cli(['bundle', '--project-dir', work]);
     assert.equal(none.code, 2);
-    assert.match(none.err, /^error: .*openapi-mcp\.json: no openapi-mcp\.json here: [^\n]*\n$/);
+    assert.equal(none.err, `error: ${join(work, 'openapi-mcp.json')}: no openapi-mcp.json here: bundle works in a project written by init\n`);
     assert.equal(filesUnder(work).some((f) => f.endsWith('x.mcpb')), false);
   });
 
