@@ -62,6 +62,7 @@ export async function bundle(options: BundleOptions, load: (input: string, optio
   const output = resolve(options.output ?? join(directory, `${kebabName(record.serverName)}.mcpb`));
   if (existsSync(output) && options.force !== true) throw new GeneratorError('output', 'exists: pass --force to replace it', output);
   const icon = await iconBytes(options.icon, api);
+  if (icon === undefined && api.model.icon !== undefined) log(`The spec's logo (${api.model.icon.src.slice(0, 80)}) is not a PNG data: URI: Claude Desktop shows a bundle's icon from a PNG file in it; give one with --icon`);
 
   const plan = planNames(api.model);
   const { selected } = selectOperations(api.model, plan, record.options);
@@ -70,7 +71,7 @@ export async function bundle(options: BundleOptions, load: (input: string, optio
   await mkdir(staging, { recursive: true });
   for (const runtime of runtimes.length === 0 ? [undefined] : runtimes) {
     const folder = join(staging, MCPB_SERVER_FOLDER, ...(runtime === undefined ? [] : [runtime]));
-    log(`Publishing ${assembly} ${runtime === undefined ? 'for the installed .NET (framework-dependent)' : `for ${runtime} (self-contained, single file)`}…`);
+    log(`Publishing ${assembly} ${runtime === undefined ? 'framework-dependent, for any platform with .NET' : `for ${runtime} (self-contained, single file)`}…`);
     await run('dotnet', ['publish', join(directory, `${assembly}.csproj`), '-c', 'Release', '-o', folder, '-nologo', '-v:q', '-clp:NoSummary',
       ...(runtime === undefined ? ['-p:RollForward=Major', '-p:UseAppHost=false'] : ['-r', runtime, '--self-contained', '-p:PublishSingleFile=true'])], 'dotnet publish');
     // The machine's own settings (a key in appsettings.json) stay on it.

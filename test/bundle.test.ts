@@ -2,7 +2,7 @@
  * `bundle`: an init project published and packed as an MCP Bundle (`.mcpb`). The official mcpb CLI validates its
  * manifest; the bundle is unpacked with the official library, and the server is started exactly as the manifest's
  * `server.mcp_config` says, with `${__dirname}` and `${user_config.*}` replaced by the official library's
- * getMcpConfigForManifest (what Claude Desktop does when it installs a bundle), for a real MCP client to list and
+ * getMcpConfigForManifest (the MCPB reference for what a host such as Claude Desktop fills in), for a real MCP client to list and
  * call the tools against the library API on 127.0.0.1, which sees the credential typed into user_config.
  */
 import { after, before, describe, test } from 'node:test';
