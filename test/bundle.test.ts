@@ -15,10 +15,11 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import { getMcpConfigForManifest, unpackExtension, type McpbManifestAny } from '@anthropic-ai/mcpb';
+import { getMcpConfigForManifest, MANIFEST_SCHEMAS, unpackExtension, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { runCli } from '../src/index.js';
+import { planNames, prepare, runCli, selectOperations } from '../src/index.js';
+import { emitMcpbManifest } from '../src/emit/project/mcpb.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
 import { scratchDir } from './support/scratch.js';
 
@@ -190,6 +191,25 @@ describe('an MCP Bundle of a generated server', () => {
     assert.equal(none.code, 2);
     assert.equal(none.err, `error: ${join(work, 'openapi-mcp.json')}: no openapi-mcp.json here: bundle works in a project written by init\n`);
     assert.equal(filesUnder(work).some((f) => f.endsWith('x.mcpb')), false);
+  });
+
+  test('several runtimes: the first is the command, the others platform_overrides the host picks by operating system', async () => {
+    const library = await prepare(LIBRARY_SPEC);
+    const plan = planNames(library.model);
+    const manifest = JSON.parse(emitMcpbManifest({
+      serverName: 'Library', model: library.model, plan, operations: selectOperations(library.model, plan).selected, mode: 'operations',
+      assembly: 'Library', framework: 'net10.0', runtimes: ['osx-arm64', 'win-x64', 'linux-x64'], author: 'Library team', icon: false,
+    })) as McpbManifestAny;
+    const checked = MANIFEST_SCHEMAS['0.3'].safeParse(manifest);
+    assert.ok(checked.success, JSON.stringify(checked.error?.issues));
+    assert.deepEqual(manifest.server.mcp_config.platform_overrides, {
+      win32: { command: '${__dirname}/server/win-x64/Library.exe' },
+      linux: { command: '${__dirname}/server/linux-x64/Library' },
+    });
+    assert.deepEqual(manifest.compatibility?.platforms, ['darwin', 'win32', 'linux']);
+    const here = await getMcpConfigForManifest({ manifest, extensionPath: '/ext', userConfig: { api_key: 'k' }, pathSeparator: '/', systemDirs: {} });
+    const expected: Record<string, string> = { darwin: '/ext/server/osx-arm64/Library', win32: '/ext/server/win-x64/Library.exe', linux: '/ext/server/linux-x64/Library' };
+    assert.equal(here?.command, expected[process.platform]);
   });
 
   test('--runtime: a self-contained executable per platform, started from the bundle as the manifest says', async () => {
