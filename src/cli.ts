@@ -15,6 +15,7 @@ import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';
 import { regenerate } from './regenerate.js';
+import { bundle, MCPB_PACKAGE } from './bundle.js';
 import type { LoadOptions } from './load/document.js';
 
 interface Io {
@@ -231,6 +232,24 @@ function buildProgram(io: Io): Command {
       if (options.check) return checkFiles(options.projectDir, files, io);
       await writeFiles(options.projectDir, files, true);
       io.out(`Regenerated ${count(operations, 'tool')} for ${api.model.title} in ${resolve(options.projectDir)}\n`);
+    });
+
+  program.command('bundle')
+    .description('publish an init project and pack it as an MCP Bundle (.mcpb) for one-click install in Claude Desktop: manifest.json names the tools and asks for the base URL and each credential (sensitive); validated and packed with the official mcpb CLI')
+    .option('--project-dir <dir>', 'directory of the project (default: the current directory)', '.')
+    .option('--output <file>', 'the bundle to write (default: <project-dir>/<name>.mcpb); an existing one is kept unless --force')
+    .option('--runtime <rids>', 'self-contained single-file executables for these .NET runtimes, one per operating system (osx-arm64, win-x64, linux-x64, ...); comma-separated, repeatable (default: one framework-dependent build, started with dotnet, for any platform with .NET)', collect)
+    .option('--author <name>', 'the author Claude Desktop shows (default: the spec\'s contact name, else its title)')
+    .option('--icon <png>', 'the icon Claude Desktop shows, a PNG file (default: the spec\'s logo when it is a PNG data: URI)')
+    .option('--mcpb <command>', `the mcpb command that validates and packs (default: the installed @anthropic-ai/mcpb, else npx --yes ${MCPB_PACKAGE})`)
+    .option('--force', 'replace an existing bundle')
+    .action(async (options: { projectDir: string; output?: string; runtime?: string[]; author?: string; icon?: string; mcpb?: string; force?: boolean }) => {
+      const made = await bundle({
+        projectDir: options.projectDir, runtimes: options.runtime ?? [], force: options.force === true, log: (line) => io.err(`${line}\n`),
+        ...(options.output !== undefined && { output: options.output }), ...(options.author !== undefined && { author: options.author }),
+        ...(options.icon !== undefined && { icon: options.icon }), ...(options.mcpb !== undefined && { mcpb: options.mcpb }),
+      }, (input, load) => prepareReporting(input, io, load));
+      io.out(`Wrote ${made.output} (${(made.bytes / 1048576).toFixed(1)} MB, ${count(made.tools, 'tool')}, ${made.runtimes.length === 0 ? 'started with dotnet' : made.runtimes.join(', ')}): open it with Claude Desktop to install the server\n`);
     });
 
   withSelection(program.command('report')

@@ -15,3 +15,5 @@ export type { Launch } from './emit/project/config.js';
 export { environmentVariables, credentialVariables } from './names/environment.js';
 export { writeFiles } from './write.js';
 export { runCli } from './cli.js';
+export { bundle } from './bundle.js';
+export type { Bundle, BundleOptions } from './bundle.js';

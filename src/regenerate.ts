@@ -15,10 +15,10 @@ import { RECORD_FILE, type GenerationRecord } from './emit/project/regenerate.js
 import { TOOL_MODES, type ToolMode } from './emit/project/host-options.js';
 
 /** The record of a project directory, checked field by field. */
-export async function readRecord(directory: string): Promise<GenerationRecord> {
+export async function readRecord(directory: string, command = 'regenerate'): Promise<GenerationRecord> {
   const path = join(directory, RECORD_FILE);
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new GeneratorError('usage', error.code === 'ENOENT' ? `no ${RECORD_FILE} here: regenerate works in a project written by init` : `cannot read: ${describeIoError(error)}`, path);
+    throw new GeneratorError('usage', error.code === 'ENOENT' ? `no ${RECORD_FILE} here: ${command} works in a project written by init` : `cannot read: ${describeIoError(error)}`, path);
   });
   let value: unknown;
   try {
@@ -47,12 +47,17 @@ export async function readRecord(directory: string): Promise<GenerationRecord> {
   return { generator: String(record.generator ?? ''), spec: record.spec, ...(overlays !== undefined && { overlays }), serverName: record.serverName, options };
 }
 
-/** Loads the recorded spec with its overlays and generates the sources again, as `init` did. */
-export async function regenerate(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
-  const record = await readRecord(directory);
+/** A project's record and its spec, loaded with the recorded overlays and options. */
+export async function loadRecorded(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare, command = 'regenerate'): Promise<{ record: GenerationRecord; api: PreparedApi }> {
+  const record = await readRecord(directory, command);
   const spec = /^https?:\/\//i.test(record.spec) ? record.spec : resolve(directory, record.spec);
   const overlays = (record.overlays ?? []).map((overlay) => resolve(directory, overlay));
-  const api = await load(spec, { allowExternalRefs: record.options.allowExternalRefs === true, ...(overlays.length > 0 && { overlays }) });
+  return { record, api: await load(spec, { allowExternalRefs: record.options.allowExternalRefs === true, ...(overlays.length > 0 && { overlays }) }) };
+}
+
+/** Loads the recorded spec with its overlays and generates the sources again, as `init` did. */
+export async function regenerate(directory: string, load: (input: string, options: LoadOptions) => Promise<PreparedApi> = prepare): Promise<{ api: PreparedApi; files: GeneratedFile[]; operations: number }> {
+  const { record, api } = await loadRecorded(directory, load);
   const { options } = record;
   const sources = generateSources(api, {
     serverName: record.serverName,

@@ -22,6 +22,8 @@ export interface LibraryApi {
   owners: Map<number, Owner>;
   /** Requests received, as `METHOD /path?query`. */
   requests: string[];
+  /** The X-Api-Key header of each request, in the same order ('' when absent). */
+  keys: string[];
   close(): Promise<void>;
 }
 
@@ -46,10 +48,12 @@ function seed(): { books: Map<number, Book>; owners: Map<number, Owner> } {
 export async function startLibraryApi(): Promise<LibraryApi> {
   const { books, owners } = seed();
   const requests: string[] = [];
+  const keys: string[] = [];
   let nextId = 1000;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push(`${req.method} ${url.pathname}${url.search}`);
+    keys.push(String(req.headers['x-api-key'] ?? ''));
     const send = (status: number, body?: unknown): void => {
       res.writeHead(status, body === undefined ? {} : { 'Content-Type': 'application/json' });
       res.end(body === undefined ? undefined : JSON.stringify(body));
@@ -91,7 +95,7 @@ export async function startLibraryApi(): Promise<LibraryApi> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`, books, owners, requests,
+    url: `http://127.0.0.1:${port}`, books, owners, requests, keys,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
