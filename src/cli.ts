@@ -8,7 +8,7 @@ import { describeIoError } from './load/source.js';
 import { mergeClientConfig } from './emit/project/client-config-merge.js';
 import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
-import { serverKey, type ToolMode, type Transport } from './emit/project/host.js';
+import { serverKey } from './emit/project/host.js';
 import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
 import type { GeneratedFile } from './emit/shared/file.js';
 import { environmentVariables } from './names/environment.js';
@@ -17,38 +17,12 @@ import { packageVersion } from './package.js';
 import { regenerate } from './regenerate.js';
 import { bundle, MCPB_PACKAGE } from './bundle.js';
 import type { LoadOptions } from './load/document.js';
+import { EXTERNAL_REFS, MODE, mode, TRANSPORT, FORWARD_AUTH, AUTH, EXCHANGE, transport, STRUCTURED, CONFIRM, confirm, RESOURCES, CHECK, splitTags, collect, each, OVERLAY } from './cli-options.js';
 
 interface Io {
   out(text: string): void;
   err(text: string): void;
 }
-
-const EXTERNAL_REFS = 'follow external $refs anywhere (by default only files under the spec\'s folder, or its own host for a URL)';
-const MODE = 'what the server publishes: "operations" (one tool per operation, the default) "discovery" (three tools that search the operations, describe one and call it: for APIs too big to list) or "code" (search, describe, and run_script, which runs the model\'s JavaScript against the API in a sandbox: for big APIs and multi-step work)';
-/** The `--mode` option, when given, for the generator's options. */
-const mode = (options: { mode?: string }): { mode?: ToolMode } => (options.mode === undefined ? {} : { mode: options.mode as ToolMode });
-const TRANSPORT = 'how clients reach the server: "stdio" (a child process of the client, the default) or "http" (an ASP.NET Core server, MCP Streamable HTTP at /mcp, stateless, GET /healthz; for shared and scaled-out hosting)';
-const FORWARD_AUTH = 'with --transport http: take each call\'s API credential from this header of the incoming MCP request (the caller\'s own token) instead of the server\'s settings';
-const AUTH = 'with --transport http: "oauth" admits only callers with an OAuth access token issued for the server by the authority its settings name (MCP authorization)';
-/** The `--transport`, `--forward-auth` and `--auth` options, when given, for the generator's options. */
-const EXCHANGE = 'with --auth oauth: each call\'s API token is the caller\'s MCP token exchanged at the authority for one for the API (RFC 8693 token exchange)';
-const transport = (options: { transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }): { transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean } => ({
-  ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
-  ...(options.transport !== undefined && { transport: options.transport as Transport }),
-  ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
-  ...(options.auth !== undefined && { auth: options.auth }),
-});
-const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
-const CONFIRM = '"destructive": a destructive tool (DELETE, or what x-mcp confirm marks) asks the user through MCP elicitation before its request is sent, and sends nothing unless the user accepts; the server\'s CONFIRM setting "off" turns it off for trusted automation';
-/** The `--confirm` option, when given. */
-const confirm = (options: { confirm?: string }): { confirm?: string } => (options.confirm === undefined ? {} : { confirm: options.confirm });
-const RESOURCES = 'GET operations without side effects also become MCP resources: one that needs no argument a resource (<server>://books), one whose only required parameters are path parameters a resource template (<server>://books/{bookId}); tools writes McpResources.g.cs, host registers it';
-const CHECK = 'write nothing: exit 5 and list the files whose content differs from what would be generated (for CI)';
-const splitTags = (value: string): string[] => value.split(',').map((t) => t.trim()).filter((t) => t !== '');
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...splitTags(value)];
-/** A repeatable option whose values are kept whole (a file name may have a comma). */
-const each = (value: string, previous: string[] = []): string[] => [...previous, value];
-const OVERLAY = 'apply an OpenAPI Overlay (1.0 or 1.1, JSON or YAML file) to the spec before anything else: fixes to a spec you cannot edit; repeatable, applied in the order given';
 
 /** `--allow-external-refs` and `--overlay`, on every command that reads a spec. */
 interface LoadFlags { allowExternalRefs?: boolean; overlay?: string[] }
