@@ -25,6 +25,8 @@ const DRIVER = join(FOLDER, 'node_modules/better-sqlite3/build/Release/better_sq
 
 /** The document Platformatic DB 3.67.0 published at /documentation/json for the library schema. */
 export const PLATFORMATIC_SPEC = join(REPO, `test/fixtures/real-apis/platformatic-db-${PLATFORMATIC_VERSION}.json`);
+/** An overlay that declares the count and cursor headers the server sends and the document leaves out. */
+export const PLATFORMATIC_HEADERS_OVERLAY = join(REPO, 'test/fixtures/real-apis/platformatic-db-headers.overlay.yaml');
 const MIGRATIONS = join(REPO, 'test/fixtures/real-apis/platformatic-db/migrations');
 
 /**
