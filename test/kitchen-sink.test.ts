@@ -93,6 +93,13 @@ describe('kitchen-sink API through the generated MCP server', () => {
     assert.deepEqual(created, { ...item, id: 'i2', created: '2024-05-06T07:08:09Z' });
   });
 
+  test('a property given as null is sent as null (it clears a value), one not given is not sent', async () => {
+    await callText(client, 'create_item', { body: { name: 'Lamp', note: null, owner: { name: 'Ada' } } });
+    assert.deepEqual(JSON.parse(last().body.toString('utf8')), { name: 'Lamp', note: null, owner: { name: 'Ada' } });
+    await callText(client, 'create_item', { body: { name: 'Desk' } });
+    assert.deepEqual(JSON.parse(last().body.toString('utf8')), { name: 'Desk' });
+  });
+
   test('path values are escaped into one segment; 204 gives a status', async () => {
     assert.deepEqual(JSON.parse(await callText(client, 'get_item', { id: 'a/b?c#d', idQuery: 'q' })), { id: 'a/b?c#d', name: 'Lamp' });
     assert.equal(last().url, '/v1/items/a%2Fb%3Fc%23d?id=q');

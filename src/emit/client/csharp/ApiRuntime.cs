@@ -4,6 +4,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Net;
+using System.Runtime.CompilerServices;
 using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
@@ -232,7 +233,8 @@ public static class ApiJson
 {
     /// <summary>
     /// Exact property names (an API may have both <c>name</c> and <c>Name</c>), nulls left out when
-    /// writing, numbers read from strings too, and a response that omits a required property still reads.
+    /// writing unless they were given as null (a null that clears a value reaches the API; a value not given stays
+    /// out), numbers read from strings too, and a response that omits a required property still reads.
     /// Text is written as it is (<c>héllo</c>, not <c>h\u00E9llo</c>): this JSON goes to APIs and to the model,
     /// never into HTML.
     /// </summary>
@@ -245,7 +247,7 @@ public static class ApiJson
             DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
             Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
             NumberHandling = JsonNumberHandling.AllowReadingFromString,
-            TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties } },
+            TypeInfoResolver = new DefaultJsonTypeInfoResolver { Modifiers = { AllowMissingProperties, KeepGivenNulls } },
             Converters = { new Base64Converter() },
         };
         options.MakeReadOnly();
@@ -262,6 +264,41 @@ public static class ApiJson
             : throw new JsonException();
 
         public override void Write(Utf8JsonWriter writer, byte[] value, JsonSerializerOptions options) => writer.WriteBase64StringValue(value);
+    }
+
+    /// <summary>The properties of each object read whose JSON gave them as null, by name.</summary>
+    private static readonly ConditionalWeakTable<object, HashSet<string>> GivenNulls = new();
+
+    /// <summary>
+    /// A property read as JSON null is written as null again: <c>{"isbn": null}</c> in a tool's arguments clears the
+    /// value on the API, where leaving <c>isbn</c> out leaves it as it is. Only a null that was given is written.
+    /// </summary>
+    private static void KeepGivenNulls(JsonTypeInfo typeInfo)
+    {
+        if (typeInfo.Kind != JsonTypeInfoKind.Object || typeInfo.Type.IsValueType)
+        {
+            return;
+        }
+        foreach (var property in typeInfo.Properties)
+        {
+            if (property.Set is not { } set || (property.PropertyType.IsValueType && Nullable.GetUnderlyingType(property.PropertyType) is null))
+            {
+                continue;
+            }
+            var name = property.Name;
+            var shouldSerialize = property.ShouldSerialize;
+            property.Set = (target, value) =>
+            {
+                set(target, value);
+                if (value is null)
+                {
+                    GivenNulls.GetOrCreateValue(target).Add(name);
+                }
+            };
+            property.ShouldSerialize = (target, value) => value is null
+                ? GivenNulls.TryGetValue(target, out var names) && names.Contains(name)
+                : shouldSerialize?.Invoke(target, value) ?? true;
+        }
     }
 
     private static void AllowMissingProperties(JsonTypeInfo typeInfo)
