@@ -9,9 +9,11 @@ import { execFile, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../src/index.js';
 import { searchIndexed } from '../src/emit/discovery/search-query.js';
+import { stem } from '../src/emit/discovery/search-text.js';
 import { discoveryListing, searchAnswer } from '../src/emit/discovery/discovery.js';
 import type { SearchIndex } from '../src/emit/discovery/search-index.js';
 import { detectFramework } from '../src/dotnet.js';
@@ -144,7 +146,7 @@ describe('discovery mode, structured output and paged tools/list', () => {
   });
 
   test('the server\'s search (McpSearch.cs) answers as the reference ranking does, over a real API\'s index and every request of the query sets', async () => {
-    const sets = await Promise.all(['search-queries.json', 'search-queries-holdout.json', 'search-queries-blind.json']
+    const sets = await Promise.all(['search-queries.json', 'search-queries-holdout.json', 'search-queries-blind.json', 'search-queries-gitea.json', 'search-queries-trakt.json', 'search-queries-jellyfin.json']
       .map(async (file) => (JSON.parse(await readFile(join(REPO, 'test/fixtures', file), 'utf8')) as { queries: { query: string }[] }).queries.map((q) => q.query)));
     // And the reading rules at their edges: contractions, possessives, phrasal verbs, negations, questions, past participles, sub- words.
     const edges = ["don't send it", "what's in my inbox?", 'tear the old meeting down', 'log me out', "I can't find the subfolder’s recordings", "Who's attending?", "it's the team's webinars", "won't you delete it", 'show users without meetings', 'the deleted meetings', 'subaccounts', 'HTTPServer v2beta', ''];
@@ -165,6 +167,23 @@ describe('discovery mode, structured output and paged tools/list', () => {
     const differences = lines.flatMap((line, i) => (actual[i] === expected[i] ? [] : [`${line}: C# ${actual[i]} / TS ${expected[i]}`]));
     assert.deepEqual(differences, []);
     assert.ok(expected.filter((e) => e !== '').length > lines.length / 2, 'most requests find something');
+  });
+
+  test('the server stems every word of the dev corpus\'s operations as the generator does (Porter2: Lucene.Net\'s Snowball English and snowball-stemmers)', async () => {
+    const words = gunzipSync(await readFile(join(REPO, 'test/fixtures/stem-words.txt.gz'))).toString('utf8').split('\n').slice(0, -1);
+    assert.ok(words.length > 100_000, String(words.length));
+    const child = spawn('dotnet', [join(work, 'harness/bin/Debug', detectFramework(), 'Harness.dll'), 'stem'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => void chunks.push(chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.end(`${words.join('\n')}\n`);
+    assert.equal(await exited, 0);
+    const actual = Buffer.concat(chunks).toString('utf8').split('\n').slice(0, -1);
+    assert.equal(actual.length, words.length);
+    const differences = words.flatMap((word, i) => (actual[i] === stem(word) ? [] : [`${word}: C# ${actual[i]} / TS ${stem(word)}`]));
+    assert.deepEqual(differences.slice(0, 20), []);
+    // Word forms that the light stemmer before it kept apart meet.
+    for (const [word, form] of [['remind', 'reminder'], ['follow', 'followers'], ['generous', 'generously']]) assert.equal(stem(word ?? ''), stem(form ?? ''), word);
   });
 
   test('describe_operation gives the operation tool\'s own title, description, input schema and annotations', async () => {

@@ -4,7 +4,9 @@
  * the operations (test/fixtures/search-queries*.json): the first set, over five APIs, which the ranking was tuned
  * on; a held-out set over the same APIs; a blind set over five other APIs, written by someone who never saw the
  * ranking (whose misses later changes looked at); and a final set over five more, also written blind, whose
- * misses are not printed so that it stays a test. And the tools/list size of the first five APIs in both modes (the
+ * misses are not printed so that it stays a test; and three sets of requests in the words people use rather than the
+ * spec's, over Gitea, Trakt and Jellyfin, written from the operation lists before any ranking change (Jellyfin's misses
+ * are not printed either). And the tools/list size of the first five APIs in both modes (the
  * discovery tools' with the map of the API search_operations' description carries), and the size of a search answer at
  * the default limit, with and without detail "full" (each hit's inputSchema).
  */
@@ -41,6 +43,9 @@ const SETS = [
   { file: 'search-queries-holdout.json', what: 'held-out queries', misses: true },
   { file: 'search-queries-blind.json', what: 'blind queries, five other APIs', misses: true },
   { file: 'search-queries-final.json', what: 'final blind queries, five more APIs', misses: false },
+  { file: 'search-queries-gitea.json', what: 'requests as people phrase them, Gitea', misses: true },
+  { file: 'search-queries-trakt.json', what: 'requests as people phrase them, Trakt', misses: true },
+  { file: 'search-queries-jellyfin.json', what: 'requests as people phrase them, Jellyfin, never looked at', misses: false },
 ] as const;
 
 export const search: Area = {
@@ -49,7 +54,7 @@ export const search: Area = {
   peer: false,
   run: (context) => benchSearch(context),
   method: () =>
-    'discovery: recall@k is the share of a query set whose intended operation (method and path) is among the first k results of the ranking the generated server runs (src/emit/discovery/search-query.ts, which McpSearch.cs mirrors; the discovery end-to-end test checks they agree), over an index of the spec (the Graph entry: its mail and calendar section, by tag). The sets: search-queries.json (tuned on), -holdout.json (same APIs), -blind.json and -final.json (ten other APIs, written by someone who never saw the ranking; the final set\'s misses are not printed). Query time is that implementation\'s, in Node, over every query; tools/list bytes are the report command\'s figures for the same operations (in discovery mode with the map search_operations\' description carries). Answer bytes: the mean size of search_operations\' answer to each query of a set at the default limit (10), as the server writes it (McpDiscovery.Hit; JSON.stringify counts the bytes), with detail "summary" (name, title, method, path, tags, summary) and "full" (and each hit\'s inputSchema, as describe_operation gives it); recall does not depend on the detail.',
+    'discovery: recall@k is the share of a query set whose intended operation (method and path) is among the first k results of the ranking the generated server runs (src/emit/discovery/search-query.ts, which McpSearch.cs mirrors; the discovery end-to-end test checks they agree), over an index of the spec (the Graph entry: its mail and calendar section, by tag). The sets: search-queries.json (tuned on), -holdout.json (same APIs), -blind.json and -final.json (ten other APIs, written by someone who never saw the ranking; the final set\'s misses are not printed), and -gitea.json, -trakt.json and -jellyfin.json (requests in people\'s own words over three APIs no other set uses, written from the operation lists before the ranking was changed for them; Jellyfin\'s misses are not printed). Query time is that implementation\'s, in Node, over every query; tools/list bytes are the report command\'s figures for the same operations (in discovery mode with the map search_operations\' description carries). Answer bytes: the mean size of search_operations\' answer to each query of a set at the default limit (10), as the server writes it (McpDiscovery.Hit; JSON.stringify counts the bytes), with detail "summary" (name, title, method, path, tags, summary) and "full" (and each hit\'s inputSchema, as describe_operation gives it); recall does not depend on the detail.',
 };
 
 interface Counts { n: number; at1: number; at3: number; at10: number }

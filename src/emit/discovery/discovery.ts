@@ -1,5 +1,5 @@
 import type { GeneratedFile } from '../shared/file.js';
-import { INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
+import { AGENT, INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
 import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
 import type { ToolMode } from '../project/host-options.js';
@@ -111,6 +111,12 @@ export function discoveryListing(map = ''): Record<string, unknown>[] {
   }));
 }
 
+/**
+ * The NuGet package the search stems queries with: Lucene.Net's Snowball English (Porter2) stemmer, the algorithm the
+ * generator stems the index with (snowball-stemmers), so that a query word meets the term its forms were indexed as.
+ */
+export const SEARCH_PACKAGES = [{ id: 'Lucene.Net.Analysis.Common', version: '4.8.0-beta00017' }] as const;
+
 /** The host's discovery files: the three tools (in code mode, search_operations) and the search over the index. */
 export function emitDiscovery(namespace: string, clientNamespace: string, source: string, mode: ToolMode = 'discovery'): GeneratedFile[] {
   const fills: Record<string, string> = { __DESCRIBE_TOOL__: '', __CALL_TOOL__: '' };
@@ -126,7 +132,7 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
     template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
     template('McpSearchQuery', 'McpSearchQuery.cs', namespace, source, clientNamespace, {
-      __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
+      __AGENT__: AGENT, __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { ApiModel, HttpMethod, Operation, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
-import { MANY, operationIntents, terms } from './search-text.js';
+import { agentTerms, MANY, operationIntents, terms } from './search-text.js';
 import { SYNONYMS } from './search-synonyms.js';
 
 /**
@@ -90,9 +90,9 @@ function fieldTerms(op: Operation, plan: NamePlan, model: ApiModel): Record<Fiel
   const staticPath = op.path.replace(/\{[^}]*\}/g, ' ');
   const pathParameters = [...op.path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1] ?? '');
   return {
-    name: terms(names?.toolName ?? ''),
-    summary: terms(op.summary ?? firstSentence(op.description ?? '')),
-    path: terms(staticPath),
+    name: [...terms(names?.toolName ?? ''), ...agentTerms(names?.toolName ?? '')],
+    summary: [...terms(op.summary ?? firstSentence(op.description ?? '')), ...agentTerms(op.summary ?? firstSentence(op.description ?? ''))],
+    path: [...terms(staticPath), ...agentTerms(staticPath)],
     operationId: terms(op.operationId ?? ''),
     tags: terms(op.tags.join(' ')),
     method: [...terms(METHOD_WORDS[op.method]), ...(op.method === 'get' && !/\}$/.test(op.requestPath) ? [MANY] : [])],

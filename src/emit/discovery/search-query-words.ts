@@ -3,7 +3,7 @@
  * list, update, delete, or a summary's own verb) it asks for. The generated server's McpSearchQuery.cs reads queries by
  * the same rules and tables (kept in step by the discovery end-to-end test).
  */
-import { allWords, expandContractions, INTENTS, isPast, MANY, stem, STOP_WORDS } from './search-text.js';
+import { AGENT, allWords, expandContractions, INTENTS, isPast, MANY, stem, STOP_WORDS } from './search-text.js';
 
 /**
  * Verbs whose particle changes what they mean ("tear down" a service, "log Bob out"): the particle may come up
@@ -63,14 +63,23 @@ export function queryWords(query: string): QueryWords {
     else kept.push(entry);
   }
   const terms = kept.map((k) => stem(k.word));
-  if (kept.some(({ word: w }) => w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w))) terms.push(MANY);
-  const verbs = kept.filter((k) => !k.past).map((k) => stem(k.word));
+  if (kept.some(({ word: w }) => isPlural(w))) terms.push(MANY);
+  // "who follows octocat": the ones who follow (followers), not whom octocat follows.
+  const verb = list[1]?.word ?? '';
+  if (list[0]?.word === 'who' && !STOP_WORDS.has(verb) && (isPlural(verb) || isPast(verb))) terms.push(`${AGENT}${stem(verb)}`);
+  // A noun made of a verb (attachments, payment) names a thing, whatever its stem shares with the verb (attach).
+  const verbs = kept.filter((k) => !k.past && !/ments?$/.test(k.word)).map((k) => stem(k.word));
   const intents = new Set<string>(verbs);
   for (const [kind, asking] of Object.entries(INTENTS)) if (asking.some((v) => verbs.includes(stem(v)))) intents.add(kind);
   if (QUESTION_WORDS.has(list[0]?.word ?? '')) intents.add('read').add('list');
   // Reading things (get the attachments) is listing them.
   if (intents.has('read') && terms.includes(MANY)) intents.add('list');
   return { terms, intents, possessors };
+}
+
+/** Whether a word reads as a plural, or a verb's -s form (pets, follows). */
+function isPlural(word: string): boolean {
+  return word.length > 3 && word.endsWith('s') && !/(?:ss|us|is)$/.test(word);
 }
 
 /** Replaces each phrasal verb's verb by the one it means and takes its particle out, in place. */

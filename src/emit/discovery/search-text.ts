@@ -4,6 +4,7 @@
  * term the generator made from the same word in a summary, path or name.
  */
 
+import { createRequire } from 'node:module';
 import { ACTION_WORDS } from '../../names/tool-names.js';
 
 /** Word boundaries inside a token: camelCase, HTTPServer, v2beta. */
@@ -28,31 +29,47 @@ export function isPast(word: string): boolean {
   return word.length >= 5 && word.endsWith('ed') && !word.endsWith('eed');
 }
 
-/**
- * A light English stemmer: plurals folded, -ing and -ed removed, -tion to -t, a final e dropped, so that create,
- * creates, created, creating and creation are one term (creat), allocate and allocations another (allocat), and
- * message and messages another (messag). Short words stay.
- */
-export function stem(word: string): string {
-  let w = word;
-  if (w.length <= 3) return w;
-  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.endsWith('es')) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length >= 7 && w.endsWith('tion')) w = w.slice(0, -3);
-  else if (w.length >= 6 && w.endsWith('ing') && hasVowel(w.slice(0, -3))) w = undouble(w.slice(0, -3));
-  else if (w.length >= 5 && w.endsWith('ed') && !w.endsWith('eed') && hasVowel(w.slice(0, -2))) w = undouble(w.slice(0, -2));
-  if (w.endsWith('e') && w.length >= 4) w = w.slice(0, -1);
-  return w;
+interface Stemmer { stem(word: string): string }
+let english: Stemmer | undefined;
+
+/** snowball-stemmers' English (Porter2) stemmer, loaded on first use: operations mode needs none. */
+function porter2(word: string): string {
+  english ??= (createRequire(import.meta.url)('snowball-stemmers') as { newStemmer(language: string): Stemmer }).newStemmer('english');
+  return english.stem(word);
 }
 
-const hasVowel = (text: string): boolean => /[aeiouy]/.test(text);
+/** Stems already made: an API repeats its words thousands of times. */
+const STEMS = new Map<string, string>();
 
-/** runn → run, stopp → stop; ll, ss and zz stay (install, access). */
-function undouble(w: string): string {
-  const last = w.at(-1) ?? '';
-  return w.length >= 4 && last === w.at(-2) && /[bcdfgkmnprt]/.test(last) ? w.slice(0, -1) : w;
+/**
+ * A word's term: the Porter2 (Snowball English) stem of the lower-case word, so that create, creates, created,
+ * creating and creation are one term (creat), remind and reminders another (remind), follow, follower and following
+ * another (follow). The generated server stems queries with the same algorithm (McpSearchQuery.cs, Lucene.Net's
+ * Snowball English stemmer; here snowball-stemmers', a port of the Snowball project's own code), which test/discovery.test.ts checks on every word of the dev corpus's operations.
+ */
+export function stem(word: string): string {
+  let term = STEMS.get(word);
+  if (term === undefined) {
+    // Porter2 is an English algorithm of the letters a to z: numbers and other scripts stay as they are.
+    term = /^[a-z]+$/.test(word) ? porter2(word) : word;
+    if (STEMS.size < 200_000) STEMS.set(word, term);
+  }
+  return term;
+}
+
+/**
+ * The term of the ones who do what a verb says: "who follows" asks for followers, not for the following; "who
+ * reviews" for reviewers. An index word of the agent form (follower, watchers) holds it, and a request that opens
+ * with "who" and a verb's -s or -ed form asks for it (search-query-words.ts).
+ */
+export const AGENT = '~who:';
+
+/** The agent terms of a text's words that name someone by what they do (followers: ~who:follow). */
+export function agentTerms(text: string): string[] {
+  return words(expandContractions(text)).flatMap((word) => {
+    const base = /ers$/.test(word) ? word.slice(0, -3) : /er$/.test(word) ? word.slice(0, -2) : '';
+    return base.length >= 3 ? [`${AGENT}${stem(base)}`] : [];
+  });
 }
 
 /** The term of operations that answer with many things (a GET of a collection), and of queries that ask for many. */

@@ -4,7 +4,7 @@ import { emitToolCatalog, emitToolSupport } from '../tools/tool-support.js';
 import { emitHttpAccess } from '../http/access.js';
 import { emitHttpLimits } from '../http/limits.js';
 import { AUTH_PACKAGES, emitAuthorization } from '../http/authorization.js';
-import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE } from '../discovery/discovery.js';
+import { emitDiscovery, SEARCH_INDEX_FILE, SEARCH_INDEX_RESOURCE, SEARCH_PACKAGES } from '../discovery/discovery.js';
 import { emitProgram } from './program.js';
 import { CODE_PACKAGES, emitCode, SIGNATURES_FILE, SIGNATURES_RESOURCE } from '../code/code.js';
 import { emitDeployment } from './deploy.js';
@@ -72,7 +72,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',

@@ -4,6 +4,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text.RegularExpressions;
+using Lucene.Net.Tartarus.Snowball.Ext;
 
 namespace __NAMESPACE__;
 
@@ -16,6 +17,9 @@ namespace __NAMESPACE__;
 internal sealed partial class McpSearch
 {
     private const string Many = "~many";
+
+    /// <summary>The prefix of the term of the ones who do what a verb says (followers: ~who:follow).</summary>
+    private const string Agent = "__AGENT__";
 
     /// <summary>Query terms that ask for a kind of operation; an operation of that kind scores <see cref="IntentBoost"/> times as much.</summary>
     private static readonly Dictionary<string, string[]> Intents = new(StringComparer.Ordinal)
@@ -68,7 +72,10 @@ internal sealed partial class McpSearch
         }
         var terms = kept.Select(k => Stem(k.Word)).ToList();
         if (kept.Any(k => IsPlural(k.Word))) terms.Add(Many);
-        var verbs = kept.Where(k => !k.Past).Select(k => Stem(k.Word)).ToList();
+        // "who follows octocat": the ones who follow (followers), not whom octocat follows.
+        if (list.Count > 1 && list[0].Word == "who" && !StopWords.Contains(list[1].Word) && (IsPlural(list[1].Word) || IsPast(list[1].Word))) terms.Add(Agent + Stem(list[1].Word));
+        // A noun made of a verb (attachments, payment) names a thing, whatever its stem shares with the verb (attach).
+        var verbs = kept.Where(k => !k.Past && !k.Word.EndsWith("ment", StringComparison.Ordinal) && !k.Word.EndsWith("ments", StringComparison.Ordinal)).Select(k => Stem(k.Word)).ToList();
         var intents = verbs.ToHashSet(StringComparer.Ordinal);
         foreach (var (kind, asking) in Intents)
         {
@@ -153,23 +160,21 @@ internal sealed partial class McpSearch
 
     private static bool IsPlural(string word) => word.Length > 3 && word.EndsWith('s') && !word.EndsWith("ss", StringComparison.Ordinal) && !word.EndsWith("us", StringComparison.Ordinal) && !word.EndsWith("is", StringComparison.Ordinal);
 
-    /// <summary>Plurals folded, -ing and -ed removed, -tion to -t, a final e dropped: create, creates, created, creating, creation → creat.</summary>
+    /// <summary>The stemmer of this thread: a Snowball stemmer holds the word it works on.</summary>
+    [ThreadStatic]
+    private static EnglishStemmer? stemmer;
+
+    /// <summary>
+    /// A word's term: its Porter2 (Snowball English) stem, as the generator's index has it: create, creates, created,
+    /// creating, creation → creat; remind, reminders → remind.
+    /// </summary>
     public static string Stem(string word)
     {
-        var w = word;
-        if (w.Length <= 3) return w;
-        if (w.EndsWith("ies", StringComparison.Ordinal) && w.Length > 4) w = w[..^3] + "y";
-        else if (w.EndsWith("sses", StringComparison.Ordinal)) w = w[..^2];
-        else if (w.EndsWith("es", StringComparison.Ordinal)) w = w[..^2];
-        else if (w.EndsWith('s') && !w.EndsWith("ss", StringComparison.Ordinal) && !w.EndsWith("us", StringComparison.Ordinal) && !w.EndsWith("is", StringComparison.Ordinal)) w = w[..^1];
-        if (w.Length >= 7 && w.EndsWith("tion", StringComparison.Ordinal)) w = w[..^3];
-        else if (w.Length >= 6 && w.EndsWith("ing", StringComparison.Ordinal) && HasVowel(w[..^3])) w = Undouble(w[..^3]);
-        else if (w.Length >= 5 && w.EndsWith("ed", StringComparison.Ordinal) && !w.EndsWith("eed", StringComparison.Ordinal) && HasVowel(w[..^2])) w = Undouble(w[..^2]);
-        if (w.Length >= 4 && w.EndsWith('e')) w = w[..^1];
-        return w;
+        // Porter2 is an English algorithm of the letters a to z: numbers and other scripts stay as they are.
+        if (word.Length == 0 || word.AsSpan().ContainsAnyExceptInRange('a', 'z')) return word;
+        var english = stemmer ??= new EnglishStemmer();
+        english.SetCurrent(word);
+        english.Stem();
+        return english.Current;
     }
-
-    private static bool HasVowel(string text) => text.AsSpan().IndexOfAny("aeiouy") >= 0;
-
-    private static string Undouble(string w) => w.Length >= 4 && w[^1] == w[^2] && "bcdfgkmnprt".Contains(w[^1]) ? w[..^1] : w;
 }
