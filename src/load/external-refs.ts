@@ -13,10 +13,14 @@ interface ExternalRef {
   readonly ref: string;
 }
 
-/** False when the text certainly has no `$ref` outside the document (JSON or YAML spelling). */
+/**
+ * False when the text certainly has no `$ref` outside the document (JSON or YAML spelling): a `$ref` key (not the end
+ * of another key, such as OData's path `/groups/{id}/members/$ref`) whose value is a string that does not start with `#`.
+ */
 export function mayHaveExternalRefs(text: string): boolean {
-  return /\$ref['"]?\s*:\s*['"]?(?!#)[^\s'"]/.test(text);
+  return MAYBE_EXTERNAL_REF.test(text);
 }
+const MAYBE_EXTERNAL_REF = /(?:^|[\s{,'"])\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/;
 
 /** Every `$ref` that does not point into the document itself. */
 export function findExternalRefs(root: unknown): ExternalRef[] {
