@@ -1,4 +1,5 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type picomatchType from 'picomatch';
 import { GeneratorError } from './errors.js';
 import type { ApiModel, Operation } from './model/types.js';
 import type { NamePlan } from './names/plan.js';
@@ -20,6 +21,9 @@ export interface Skipped {
   readonly reason: string;
 }
 
+/** The glob library, loaded only when a pattern is given. */
+const loadPicomatch = (): typeof picomatchType => createRequire(import.meta.url)('picomatch') as typeof picomatchType;
+
 /** Globs as picomatch reads them: `*` within a `/`-separated part, `**` across parts; any case; names may start with a dot. */
 const GLOB_OPTIONS = { nocase: true, dot: true } as const;
 
@@ -32,6 +36,7 @@ type Matcher = (op: Operation, toolName: string) => boolean;
  */
 export function compilePattern(pattern: string): Matcher {
   const trimmed = pattern.trim();
+  const picomatch = loadPicomatch();
   const space = trimmed.indexOf(' ');
   if (space > 0) {
     const methods = trimmed.slice(0, space).toLowerCase().split('|');

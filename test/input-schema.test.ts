@@ -95,6 +95,28 @@ test('types that each refer to several others are inlined only as deep as a boun
   assert.equal(plain.size, 1, `plain objects at depths ${[...plain].join()}`);
   assert.equal(Math.max(...whole) + 1, [...plain][0]);
   assert.ok(whole.size >= 5 && whole.size < 12, `levels shown: ${whole.size}`);
+  // The deepest that fits in 1,000 nodes: objects plain at depth 8 make 3 × 2^8 - 2 = 766 nodes, at depth 9 1,534.
+  assert.equal([...plain][0], 8);
+});
+
+test('arrays and maps are inlined at every depth, unions and objects down to the deepest level that fits', async () => {
+  // Each level holds the next four ways: as array items, as a union's variant, as map values (and a name).
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < 20; i++) {
+    const next = { $ref: `#/components/schemas/T${i + 1}` };
+    schemas[`T${i}`] = { type: 'object', properties: { name: { type: 'string' }, list: { type: 'array', items: next }, choice: { oneOf: [next, { type: 'string' }] }, byKey: { type: 'object', additionalProperties: next } } };
+  }
+  schemas.T20 = { type: 'object', properties: { name: { type: 'string' } } };
+  const spec = { openapi: '3.0.3', info: { title: 'Tree', version: '1' }, paths: { '/trees': { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/T0' } } } }, responses: { 204: { description: 'OK' } } } } }, components: { schemas } };
+  const dir = scratchDir('input-schema');
+  await writeFile(join(dir, 'mixed.json'), JSON.stringify(spec));
+  const body = (schemaOf(await prepare(join(dir, 'mixed.json')), '/trees') as { properties: { body: Record<string, unknown> } }).properties.body;
+  type Node = { properties?: Record<string, Node>; items?: Node; additionalProperties?: Node | boolean; oneOf?: Node[] };
+  const count = (node: Node): number =>
+    1 + Object.values(node.properties ?? {}).reduce((n, p) => n + count(p), 0) + (node.items ? count(node.items) : 0)
+    + (typeof node.additionalProperties === 'object' ? count(node.additionalProperties) : 0) + (node.oneOf ?? []).reduce((n, v) => n + count(v), 0);
+  // Every schema node counts (properties, items, map values, variants); one more level of objects would pass 1,000.
+  assert.equal(count(body as Node), 969);
 });
 
 test('a string item of a query array must not be empty: `tags=` is read as no value', async () => {

@@ -193,6 +193,17 @@ test('external $refs: files under the spec folder are bundled; others need --all
   assert.equal(inside.model.operations[0]?.success.type?.kind, 'object');
 });
 
+test('a document is searched for external $refs only when its text may have one: a $ref key with a string value not starting with #', async () => {
+  const { mayHaveExternalRefs } = await import('../src/load/external-refs.js');
+  for (const text of ['"$ref": "schemas/pet.yaml"', '{"$ref":"{name}.json"}', '"$ref"\n : \'other.json#/Pet\'', '$ref: ./pet.yaml', '  - $ref: "pet.yaml#/Pet"', '{$ref: pet.yaml}', 'owner:\n  $ref:\n    ../owner.yaml']) {
+    assert.equal(mayHaveExternalRefs(text), true, text);
+  }
+  // OData paths end in $ref (MS Graph has thousands): a key that ends so, whose value is a path item, is no reference.
+  for (const text of ['"$ref": "#/components/schemas/Pet"', '$ref: \'#/Pet\'', '"/groups/{group-id}/members/$ref":{"get":{}}', '/groups/{id}/owners/$ref:\n  post:', '"description": "see $ref"', '{"$ref": {"type": "object"}}']) {
+    assert.equal(mayHaveExternalRefs(text), false, text);
+  }
+});
+
 test('the server icon: info.x-logo when it is an https URL or a data URI of an image, else a warning and none', async () => {
   const dir = scratchDir('model-icon');
   const iconOf = async (logo: unknown): Promise<{ icon: unknown; warnings: string[] }> => {

@@ -13,10 +13,20 @@ interface ExternalRef {
   readonly ref: string;
 }
 
-/** False when the text certainly has no `$ref` outside the document (JSON or YAML spelling). */
+/**
+ * False when the text certainly has no `$ref` outside the document (JSON or YAML spelling): a `$ref` key (not the end
+ * of another key, such as OData's path `/groups/{id}/members/$ref`) whose value is a string that does not start with `#`.
+ */
 export function mayHaveExternalRefs(text: string): boolean {
-  return /\$ref['"]?\s*:\s*['"]?(?!#)[^\s'"]/.test(text);
+  // The expression starts with `$ref` so that it is searched for quickly; what stands before it is checked here.
+  const found = new RegExp(MAYBE_EXTERNAL_REF);
+  for (let match = found.exec(text); match !== null; match = found.exec(text)) {
+    if (match.index === 0 || KEY_START.test(text.charAt(match.index - 1))) return true;
+  }
+  return false;
 }
+const MAYBE_EXTERNAL_REF = /\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/g;
+const KEY_START = /[\s{,'"]/;
 
 /** Every `$ref` that does not point into the document itself. */
 export function findExternalRefs(root: unknown): ExternalRef[] {

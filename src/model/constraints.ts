@@ -9,6 +9,9 @@ const NUMBER_KEYWORDS = [
   'minItems', 'maxItems', 'minProperties', 'maxProperties',
 ] as const;
 
+/** Every keyword {@link constraintsOf} reads. */
+const CONSTRAINT_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'format', 'pattern', 'uniqueItems', ...NUMBER_KEYWORDS]);
+
 /**
  * Keywords that decide what kind of value a schema is. An `allOf` part without any of them only describes
  * or constrains (`{ description }`, `{ maxLength: 10 }`) and does not make the schema an object of its own.
@@ -23,6 +26,15 @@ export function isUntypedPart(part: unknown): boolean {
 
 /** The validation keywords a schema states itself (not through `$ref` or `allOf`: the model follows those). */
 export function constraintsOf(node: Schema): Constraints | undefined {
+  // Most schemas state none: one pass over their few keys instead of a dozen lookups.
+  let any = false;
+  for (const key in node) {
+    if (CONSTRAINT_KEYWORDS.has(key)) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return undefined;
   let found: Writable<Constraints> | undefined;
   const values = Array.isArray(node.enum) ? node.enum.filter((v) => v !== null) : 'const' in node && node.const !== null && node.const !== undefined ? [node.const] : undefined;
   // Each value once: a spec may list one twice (Stripe's api_version), and a schema with duplicate enum items is

@@ -39,7 +39,7 @@ export function referencedSchemas(root: Record<string, unknown>, refs: RefResolv
   for (let node = pending.pop(); pending.length > 0 || node !== undefined; node = pending.pop()) {
     if (node === null || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      for (const item of node) pending.push(item);
+      for (const item of node) if (item !== null && typeof item === 'object') pending.push(item);
       continue;
     }
     const object = node as Record<string, unknown>;
@@ -48,8 +48,9 @@ export function referencedSchemas(root: Record<string, unknown>, refs: RefResolv
       // Examples are data (GitHub's are half of its paths). A schema property so named is skipped too;
       // what it references is then declared with its owner instead of in document order.
       if (key === 'example' || key === 'examples') continue;
-      if (key !== '$ref' || typeof value !== 'string') pending.push(value);
-      else if (!followed.has(value)) {
+      if (key !== '$ref' || typeof value !== 'string') {
+        if (value !== null && typeof value === 'object') pending.push(value);
+      } else if (!followed.has(value)) {
         followed.add(value);
         const target = targetOf(value);
         if (target === undefined) continue;

@@ -36,6 +36,9 @@ export class SchemaTypes {
           const record = this.types.has(target);
           return record ? { kind: 'object', id: target, nullable: node.nullable === true } : ANY;
         }
+        // An object type, once declared, is what every later reference to it resolves to (its constraints are its own).
+        const declared = this.declaredAt.get(target);
+        if (declared) return node.nullable === true ? nullable(declared) : declared;
         const match = COMPONENT_SCHEMA.exec(target);
         const targetOrigin: TypeOrigin = match?.[1]
           ? { kind: 'component', name: decodePointerToken(match[1]) }
@@ -43,6 +46,7 @@ export class SchemaTypes {
         this.resolving.add(target);
         try {
           const type = this.resolved(value, target, targetOrigin);
+          if (type.kind === 'object' && type.id === target) this.declaredAt.set(target, type);
           return node.nullable === true ? nullable(type) : type;
         } finally {
           this.resolving.delete(target);
@@ -62,6 +66,8 @@ export class SchemaTypes {
   private depth = 0;
   private readonly resolving = new Set<string>();
   private readonly byNode = new WeakMap<object, TypeRef>();
+  /** The object type a `$ref` target resolved to, by the target's pointer. */
+  private readonly declaredAt = new Map<string, TypeRef>();
 
   /** Description and default of a schema; `$ref` siblings and `allOf` annotations win over the target. */
   facts(node: unknown, at: string): SchemaFacts {

@@ -58,8 +58,10 @@ const MAX_FALLBACKS = 200;
  * words of its own (`POST /#X-Amz-Target=Service.AssociateFleet`, `/`).
  */
 function baseName(op: Operation, parts: ToolNameParts, prefixLength: number): string {
-  const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
-  if (!hasWords(op.requestPath, prefixLength) && fromId !== '') return truncateName(fromId, MAX_TOOL_NAME_LENGTH);
+  if (!hasWords(op.requestPath, prefixLength)) {
+    const fromId = op.operationId === undefined ? '' : readableName(op.operationId);
+    if (fromId !== '') return truncateName(fromId, MAX_TOOL_NAME_LENGTH);
+  }
   return joinToolName(parts) ?? truncateName([...parts.verb, ...parts.parents.flat(), ...parts.target].join('_'), PREFERRED_TOOL_NAME_LENGTH);
 }
 

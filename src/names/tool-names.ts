@@ -117,13 +117,32 @@ function queryAction(rest: string): readonly string[] | undefined {
  * keeps `…_performance_by_app_version`, never fewer than its last two words). Undefined when nothing fits.
  */
 export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LENGTH): string | undefined {
-  let parents = parts.parents;
+  const { verb, parents, target } = parts;
+  // The length of the name joined from the words and groups from `parentFrom` and `targetFrom` on, counted, not joined.
+  const wordsLength = (list: readonly string[], from = 0): [number, number] => {
+    let characters = 0;
+    for (let i = from; i < list.length; i++) characters += (list[i] as string).length;
+    return [characters, Math.max(0, list.length - from)];
+  };
+  const [verbCharacters, verbWords] = wordsLength(verb);
+  const parentSizes = parents.map((group) => wordsLength(group));
+  const lengthOf = (parentFrom: number, targetFrom: number): number => {
+    let characters = verbCharacters;
+    let count = verbWords;
+    for (let i = parentFrom; i < parentSizes.length; i++) {
+      const [c, n] = parentSizes[i] as [number, number];
+      characters += c;
+      count += n;
+    }
+    const [c, n] = wordsLength(target, targetFrom);
+    return characters + c + Math.max(0, count + n - 1);
+  };
+  let parentFrom = 0;
   let from = 0;
-  const join = (): string => [...parts.verb, ...parents.flat(), ...parts.target.slice(from)].join('_');
-  while (join().length > max && parents.length > 0) parents = parents.slice(1);
-  while (join().length > max && from < parts.target.length - MIN_TARGET_WORDS) from++;
-  const name = join();
-  return name.length <= max ? name : undefined;
+  while (lengthOf(parentFrom, from) > max && parentFrom < parents.length) parentFrom++;
+  while (lengthOf(parentFrom, from) > max && from < target.length - MIN_TARGET_WORDS) from++;
+  if (lengthOf(parentFrom, from) > max) return undefined;
+  return [...verb, ...parents.slice(parentFrom).flat(), ...target.slice(from)].join('_');
 }
 /** A target is never cut below its last two words (`app_version` says more than `version`). */
 const MIN_TARGET_WORDS = 2;

@@ -2,7 +2,7 @@ import type { OperationNames, NamePlan } from '../../names/plan.js';
 import { BODY_PARAMETER } from '../../names/plan.js';
 import type { Operation, Parameter, RequestBody } from '../../model/types.js';
 import { csharpType } from './csharp-types.js';
-import { valueDescription } from './describe.js';
+import { enumPublished, valueDescription } from './describe.js';
 
 /** One C# parameter of a generated client or tool method. */
 export interface MethodParameter {
@@ -39,12 +39,14 @@ const PLANNED = new WeakMap<OperationNames, readonly MethodParameter[]>();
 function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
   const list: MethodParameter[] = op.parameters.map((parameter, index) => {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
+    const description = valueDescription(parameter.facts, parameter.type, fallback) ?? '';
     return {
       name: names.parameters[index] ?? `p${index}`,
       type: csharpType(parameter.type, plan, !parameter.required),
       optional: !parameter.required,
-      description: valueDescription(parameter.facts, parameter.type, fallback) ?? '',
-      schemaDescription: valueDescription(parameter.facts, parameter.type, fallback, true) ?? '',
+      description,
+      // The same text unless the schema lists the allowed values itself.
+      schemaDescription: enumPublished(parameter.type) ? valueDescription(parameter.facts, parameter.type, fallback, true) ?? '' : description,
       source: { kind: 'parameter', parameter },
     };
   });

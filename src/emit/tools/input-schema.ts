@@ -133,29 +133,65 @@ function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
   if (!made) madeSchemas.set(model, (made = new Map<string, JsonSchema>()));
   const known = key === undefined ? undefined : made.get(key);
   if (known) return known;
-  const attempt = (maxDepth: number): JsonSchema | undefined => {
-    try {
-      return typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false });
-    } catch (error) {
-      if (!(error instanceof TooLarge)) throw error;
-      return undefined;
-    }
-  };
-  // The deepest level that fits: the node count only grows with depth, so a binary search finds it.
-  let schema = attempt(MAX_DEPTH);
-  if (schema === undefined) {
-    let fits = -1;
-    let tooLarge = MAX_DEPTH;
-    while (tooLarge - fits > 1) {
-      const middle = Math.floor((fits + tooLarge) / 2);
-      if (attempt(middle) === undefined) tooLarge = middle;
-      else fits = middle;
-    }
-    schema = attempt(fits);
-    if (schema === undefined) throw new TooLarge();
+  const make = (maxDepth: number): JsonSchema => typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false });
+  let schema: JsonSchema;
+  try {
+    // Most types fit whole.
+    schema = make(MAX_DEPTH);
+  } catch (error) {
+    if (!(error instanceof TooLarge)) throw error;
+    const maxDepth = deepestFitting(model, type);
+    if (maxDepth === undefined) throw error;
+    schema = make(maxDepth);
   }
   if (key !== undefined) made.set(key, schema);
   return schema;
+}
+
+/**
+ * The deepest level to which `type` can be inlined within {@link MAX_NODES} nodes, or undefined when not even the
+ * top level fits: what trying {@link typeSchema} at each depth would find, in one walk that makes no schema. A node
+ * is in the schema made at depth d when the object or union that holds it, if any, is at depth d or less (arrays
+ * and maps are always inlined), so the nodes are counted by that depth; the depth tried comes down as soon as its
+ * count passes the limit, and what only a deeper level would hold is not walked.
+ */
+function deepestFitting(model: ApiModel, type: TypeRef): number | undefined {
+  const counts = new Array<number>(MAX_DEPTH + 2).fill(0);
+  let limit = MAX_DEPTH;
+  let total = 0;
+  // The nodes the schema made at `limit` would have.
+  const count = (level: number): void => {
+    counts[level + 1] = (counts[level + 1] ?? 0) + 1;
+    if (level <= limit && ++total > MAX_NODES) {
+      while (limit >= -1 && total > MAX_NODES) total -= counts[limit-- + 1] ?? 0;
+    }
+  };
+  // `level`: the depth of the object or union holding the node (-1 for the top).
+  const walk = (node: TypeRef, seen: ReadonlySet<string>, depth: number, level: number): void => {
+    if (level > limit) return;
+    count(level);
+    switch (node.kind) {
+      case 'primitive':
+        return;
+      case 'array':
+        return walk(node.items, seen, depth + 1, level);
+      case 'map':
+        if (!(node.values.kind === 'any' && !node.values.union && !node.values.constraints)) walk(node.values, seen, depth + 1, level);
+        return;
+      case 'object': {
+        const declared = model.types.get(node.id);
+        if (!declared || seen.has(node.id) || depth > limit) return;
+        const inner = new Set(seen).add(node.id);
+        for (const p of declared.properties) if (!p.readOnly) walk(p.type, inner, depth + 1, depth);
+        return;
+      }
+      case 'any':
+        if (node.union && depth <= limit) for (const v of node.union.variants) walk(v, seen, depth + 1, depth);
+        return;
+    }
+  };
+  walk(type, new Set(), 0, -1);
+  return limit >= -1 ? limit : undefined;
 }
 
 function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
