@@ -23,9 +23,14 @@ const MARKED = {
   info: { title: 'Marked', version: '1' },
   paths: {
     '/drafts/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], delete: { operationId: 'deleteDraft', 'x-mcp': { confirm: false }, responses: { 204: { description: 'gone' } } } },
-    '/books/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], delete: { operationId: 'deleteBook', summary: 'Delete a book', responses: { 204: { description: 'gone' } } } },
+    '/books/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      get: { operationId: 'getBook', responses: { 200: { description: 'the book', content: { 'application/json': { schema: { type: 'object' } } } } } },
+      delete: { operationId: 'deleteBook', summary: 'Delete a book', responses: { 204: { description: 'gone' } } },
+    },
     '/books/{id}/archive': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], post: { operationId: 'archiveBook', 'x-mcp': { confirm: true }, responses: { 204: { description: 'archived' } } } },
     '/books': { post: { operationId: 'createBook', responses: { 201: { description: 'made' } } } },
+    '/tokens/{id}/reveal': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], get: { operationId: 'revealToken', 'x-mcp': { confirm: true }, responses: { 200: { description: 'the token', content: { 'application/json': { schema: { type: 'object' } } } } } } },
   },
 };
 
@@ -37,7 +42,12 @@ describe('which tools ask', () => {
       const api = await prepare(join(work, 'marked.json'));
       const asking = (content: string): string[] => [...content.matchAll(/\[Confirm\("(\w+)", "([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort();
       const on = generateTools(api, { namespace: 'T', clientNamespace: 'T.Client', confirm: 'destructive' }).content;
-      assert.deepEqual(asking(on), ['DELETE /books/{id}', 'POST /books/{id}/archive']);
+      assert.deepEqual(asking(on), ['DELETE /books/{id}', 'GET /tokens/{id}/reveal', 'POST /books/{id}/archive']);
+      // A GET that asks has effects: with --resources it stays a tool only, never a resource read as context.
+      const withResources = generateTools(api, { namespace: 'T', clientNamespace: 'T.Client', confirm: 'destructive', resources: { serverName: 'Marked' } });
+      const resources = withResources.beside.find((f) => f.path === 'McpResources.g.cs')?.content ?? '';
+      assert.match(resources, /UriTemplate = "marked:\/\/books\/\{id\}"/, 'the plain GET is a resource');
+      assert.doesNotMatch(resources, /reveal/i);
       assert.match(on, /Name = "archive_book"[^\n]*Destructive = true/);
       assert.match(on, /=> McpConfirm\.Refusal\(mcpRequest\) \?\? await RunAsync/);
       const off = generateTools(api, { namespace: 'T', clientNamespace: 'T.Client' }).content;

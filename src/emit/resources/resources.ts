@@ -9,6 +9,7 @@ import type { ApiModel, Operation, TypeRef } from '../../model/types.js';
 import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePlan, type OperationNames } from '../../names/plan.js';
 import { LONE_SURROGATE, kebabName } from '../../names/identifiers.js';
 import { banner } from '../shared/banner.js';
+import { isDestructive } from '../../model/confirm.js';
 import { toolDescription } from '../shared/describe.js';
 import type { GeneratedFile } from '../shared/file.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
@@ -63,7 +64,8 @@ export function planResources(plan: NamePlan, operations: readonly Operation[], 
 }
 
 function resourceOf(op: Operation, names: OperationNames, plan: NamePlan, scheme: string): PlannedResource | undefined {
-  if (op.method !== 'get' || op.mcp?.resource === false || !/^2/.test(op.success.status)) return undefined;
+  // A GET the spec marks for confirmation (x-mcp confirm: true) has effects: never read as context.
+  if (op.method !== 'get' || op.mcp?.resource === false || isDestructive(op) || !/^2/.test(op.success.status)) return undefined;
   // Half of a surrogate pair cannot be written in a URI (encodeURI refuses it).
   if (op.requestPath.search(LONE_SURROGATE) >= 0) return undefined;
   if (op.success.kind !== 'json' && op.success.kind !== 'text') return undefined;
