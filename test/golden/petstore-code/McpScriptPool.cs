@@ -26,12 +26,19 @@ internal sealed partial class McpScriptProcess
     /// <summary>Warm interpreters (each has run a script before it counts as ready), waiting for a script.</summary>
     private static readonly Stack<McpScriptProcess> Idle = new();
 
-    /// <summary>Scripts waiting for an interpreter (none was idle), first come first served.</summary>
-    private static readonly Queue<TaskCompletionSource<McpScriptProcess>> Takers = new();
+    /// <summary>
+    /// A script waiting for an interpreter (none was idle), with the number of the last interpreter started before
+    /// it came: one of those that fails to start is replaced for it; one started for it that fails, fails it.
+    /// </summary>
+    private readonly record struct Taker(TaskCompletionSource<McpScriptProcess> Answer, long Since);
+
+    /// <summary>Scripts waiting for an interpreter, first come first served.</summary>
+    private static readonly Queue<Taker> Takers = new();
 
     private static McpScriptLimits _limits = new();
     private static int _alive;
     private static int _starting;
+    private static long _started;
 
     /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
     public const int Spare = 2;
@@ -76,8 +83,8 @@ internal sealed partial class McpScriptProcess
                 idle.Discard();
             }
             taker = new TaskCompletionSource<McpScriptProcess>(TaskCreationOptions.RunContinuationsAsynchronously);
-            Takers.Enqueue(taker);
-            if (_starting < Takers.Count(t => !t.Task.IsCompleted) && _alive < Cap)
+            Takers.Enqueue(new Taker(taker, _started));
+            if (_starting < Waiting && _alive < Cap)
             {
                 Start();
             }
@@ -127,7 +134,7 @@ internal sealed partial class McpScriptProcess
         }
         while (Takers.TryDequeue(out var taker))
         {
-            if (taker.TrySetResult(process))
+            if (taker.Answer.TrySetResult(process))
             {
                 return;
             }
@@ -147,17 +154,21 @@ internal sealed partial class McpScriptProcess
     /// </summary>
     private static void Fill(int ready = 1)
     {
-        while (!_ended && _alive < Cap && Idle.Count + _starting - Takers.Count(t => !t.Task.IsCompleted) < ready)
+        while (!_ended && _alive < Cap && Idle.Count + _starting - Waiting < ready)
         {
             Start();
         }
     }
+
+    /// <summary>Scripts still waiting for an interpreter (those given up on by their callers left aside).</summary>
+    private static int Waiting => Takers.Count(t => !t.Answer.Task.IsCompleted);
 
     /// <summary>Starts an interpreter; it joins the pool once warm (its "ready" line), or fails the first waiting script.</summary>
     private static void Start()
     {
         _alive++;
         _starting++;
+        var number = ++_started;
         var limits = _limits;
         _ = Task.Run(async () =>
         {
@@ -180,7 +191,6 @@ internal sealed partial class McpScriptProcess
                     Hand(process);
                     return;
                 }
-                // Not started again here: an interpreter that cannot start would be started forever.
                 if (process is null)
                 {
                     _alive--;
@@ -189,14 +199,35 @@ internal sealed partial class McpScriptProcess
                 {
                     process.Discard(refill: false);
                 }
-                while (Takers.TryDequeue(out var taker))
-                {
-                    if (taker.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}")))
-                    {
-                        break;
-                    }
-                }
+                Failed(number, failure);
             }
         });
+    }
+
+    /// <summary>
+    /// After interpreter <paramref name="number"/> failed to start: the first script waiting gets a new one if that
+    /// one was started before the script came (it may have been ended from outside while warming), else fails. Not
+    /// started again otherwise: an interpreter that cannot start would be started forever.
+    /// </summary>
+    private static void Failed(long number, string? failure)
+    {
+        while (Takers.TryPeek(out var taker) && taker.Answer.Task.IsCompleted)
+        {
+            Takers.Dequeue();
+        }
+        if (!Takers.TryPeek(out var first))
+        {
+            return;
+        }
+        if (number <= first.Since && !_ended)
+        {
+            if (_starting < Waiting && _alive < Cap)
+            {
+                Start();
+            }
+            return;
+        }
+        Takers.Dequeue();
+        first.Answer.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}"));
     }
 }
