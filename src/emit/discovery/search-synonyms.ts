@@ -47,6 +47,10 @@ const SYNONYM_GROUPS = [
   'move transfer',
   'left remaining',
   'hang terminate end',
+  'latest newest',
+  'reply answer respond',
+  'recommend suggest',
+  'favorite favourite',
 ];
 
 export const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
