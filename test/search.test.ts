@@ -88,6 +88,20 @@ test('the words a request says in the singular are noted: one thing, which may h
   assert.ok(queryWords("an owner's pets").ones.has('owner'), 'a possessor is one thing');
 });
 
+test('what a request names after a preposition says where, not what: an operation that makes it makes something else', () => {
+  assert.deepEqual([...queryWords('add a label to the issue').free], ['add', 'label']);
+  assert.ok(queryWords('I want to create an issue').free.has('issu'), 'to before a verb is no preposition');
+  assert.ok(!queryWords('push the standup to 10am').free.has('10'), 'to before a number is');
+  assert.ok(!queryWords('put Scream on my list').free.has('list'), 'a particle of a phrasal verb still says where');
+  const op = (name: string, path: string, kinds: string[], resource: string[], parent: string[]): SearchIndex['operations'][number] => [name, name, 'POST', path, [], '', name, 1000, kinds, resource, [], parent];
+  const index: SearchIndex = {
+    operations: [op('create_issue', '/issues', ['create'], ['issu'], []), op('create_issue_label', '/issues/{id}/labels', ['create'], ['label'], ['issu']), op('create_issue_key', '/CreateIssueKey', ['create', 'creat'], ['creat', 'issu', 'key'], [])],
+    terms: { issu: [0, 450, 1, 500, 2, 380] },
+  };
+  assert.deepEqual(searchIndexed(index, 'put a tag on issue 12', 3), [1, 2, 0], 'a tag on the issue, not a new issue; an RPC name says more than a thing');
+  assert.deepEqual(searchIndexed(index, 'add an issue', 3), [0, 1, 2], 'unless the issue is what is made');
+});
+
 test("an operation's kind comes from its summary's verb, else from its method and path; a query's from its verbs", () => {
   assert.deepEqual(operationIntents('put', '/Invoices', 'Creates one or more sales invoices'), ['create', 'creat'], 'the summary says create, whatever the method');
   assert.deepEqual(operationIntents('post', '/Invoices/{InvoiceID}', 'Updates a specific sales invoice'), ['update', 'updat']);

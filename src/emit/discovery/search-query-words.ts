@@ -46,6 +46,30 @@ export interface QueryWords {
   readonly possessors: ReadonlySet<string>;
   /** The terms of the words said in the singular (the Marketing folder, issue 12, an owner's): one thing, which may hold what is asked for. */
   readonly ones: ReadonlySet<string>;
+  /** The terms of the words said before any preposition: what the request makes or acts on, not where ("add a label to issue 12": label). */
+  readonly free: ReadonlySet<string>;
+}
+
+interface Entry { word: string; past: boolean; held: boolean }
+
+/** Prepositions that say where something goes or is ("add a label to the issue", "a file in the folder"). */
+export const PREPOSITIONS = new Set(['on', 'onto', 'in', 'into', 'inside', 'from', 'of', 'under', 'within']);
+/** Words after which "to" is a preposition and no infinitive ("to the team", "to my list", "to 10am"). */
+export const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their', 'this', 'that', 'these', 'those', 'its', 'one', 'another', 'every', 'all']);
+
+/** Marks every word after a preposition (or "to" before a determiner or a number) as held: it says where, not what. */
+function markHeld(list: Entry[]): void {
+  for (let i = 0; i < list.length; i++) {
+    const word = list[i]?.word ?? '';
+    const next = list[i + 1]?.word ?? '';
+    if (PREPOSITIONS.has(word) || (word === 'to' && (DETERMINERS.has(next) || /^\d/.test(next)))) {
+      for (let j = i + 1; j < list.length; j++) {
+        const entry = list[j];
+        if (entry) entry.held = true;
+      }
+      return;
+    }
+  }
 }
 
 /**
@@ -62,10 +86,11 @@ export function queryWords(query: string): QueryWords {
     const word = (match[1] ?? '').toLowerCase();
     if (!STOP_WORDS.has(word)) possessors.add(stem(word));
   }
-  const list = allWords(expandContractions(text)).map((word) => ({ word, past: isPast(word) }));
+  const list = allWords(expandContractions(text)).map((word) => ({ word, past: isPast(word), held: false }));
+  markHeld(list);
   joinPhrasalVerbs(list);
   readCeasing(list);
-  const kept: { word: string; past: boolean }[] = [];
+  const kept: Entry[] = [];
   let negated = false;
   for (const entry of list) {
     if (NEGATIONS.has(entry.word)) negated = true;
@@ -88,7 +113,8 @@ export function queryWords(query: string): QueryWords {
   // Reading things (get the attachments) is listing them.
   if (intents.has('read') && terms.includes(MANY)) intents.add('list');
   const ones = new Set(kept.filter((k) => !isPlural(k.word)).map((k) => stem(k.word)));
-  return { terms, intents, possessors, ones };
+  const free = new Set(kept.filter((k) => !k.held).map((k) => stem(k.word)));
+  return { terms, intents, possessors, ones, free };
 }
 
 /** Whether a word reads as a plural, or a verb's -s form (pets, follows). */
@@ -103,15 +129,15 @@ export const CEASING = new Set(['stop', 'quit']);
  * "stop following bob" asks to remove the following, not for an operation that stops something: the verb reads as
  * remove, and the -ing form as the thing removed.
  */
-function readCeasing(list: { word: string; past: boolean }[]): void {
+function readCeasing(list: Entry[]): void {
   for (let i = 0; i + 1 < list.length; i++) {
     const next = list[i + 1]?.word ?? '';
-    if (CEASING.has(list[i]?.word ?? '') && next.length > 5 && next.endsWith('ing')) list[i] = { word: 'remove', past: false };
+    if (CEASING.has(list[i]?.word ?? '') && next.length > 5 && next.endsWith('ing')) list[i] = { word: 'remove', past: false, held: list[i]?.held ?? false };
   }
 }
 
 /** Replaces each phrasal verb's verb by the one it means and takes its particle out, in place. */
-function joinPhrasalVerbs(list: { word: string; past: boolean }[]): void {
+function joinPhrasalVerbs(list: Entry[]): void {
   for (let i = 0; i < list.length; i++) {
     const head = list[i];
     if (!head) continue;
@@ -120,7 +146,7 @@ function joinPhrasalVerbs(list: { word: string; past: boolean }[]): void {
       if (!PARTICLES.has(particle)) continue;
       const verb = PHRASAL_TERMS.get(`${stem(head.word)} ${particle}`);
       if (verb !== undefined) {
-        list[i] = { word: verb, past: head.past };
+        list[i] = { word: verb, past: head.past, held: head.held };
         list.splice(j, 1);
       }
       break;

@@ -108,6 +108,12 @@ internal sealed partial class McpSearch
     /// <summary>Subject pronouns.</summary>
     private static readonly HashSet<string> Pronouns = new(StringComparer.Ordinal) { "i", "you", "we", "they", "he", "she", "it" };
 
+    /// <summary>Prepositions that say where something goes or is.</summary>
+    private static readonly HashSet<string> Prepositions = new(StringComparer.Ordinal) { "on", "onto", "in", "into", "inside", "from", "of", "under", "within" };
+
+    /// <summary>Words after which "to" is a preposition and no infinitive.</summary>
+    private static readonly HashSet<string> Determiners = new(StringComparer.Ordinal) { "the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those", "its", "one", "another", "every", "all" };
+
     /// <summary>Verbs that, before an -ing form, undo what it does ("stop following bob").</summary>
     private static readonly HashSet<string> Ceasing = new(StringComparer.Ordinal) { "stop", "quit" };
 
@@ -117,9 +123,10 @@ internal sealed partial class McpSearch
     /// <summary>
     /// A request's terms (repeats kept, and the plural term), the kinds of operation it asks for, the terms of
     /// its possessors ("an owner's pets": owner), which qualify what is asked for rather than name it, and the terms
-    /// of the words it says in the singular (one thing, which may hold what is asked for).
+    /// of the words it says in the singular (one thing, which may hold what is asked for) and before any preposition
+    /// (what it makes or acts on, not where).
     /// </summary>
-    public static (List<string> Terms, HashSet<string> Intents, HashSet<string> Possessors, HashSet<string> Ones) ReadQuery(string query)
+    public static (List<string> Terms, HashSet<string> Intents, HashSet<string> Possessors, HashSet<string> Ones, HashSet<string> Free) ReadQuery(string query)
     {
         var text = query.Replace('\u2018', '\'').Replace('\u2019', '\'');
         var possessors = new HashSet<string>(StringComparer.Ordinal);
@@ -128,15 +135,16 @@ internal sealed partial class McpSearch
             var word = match.Groups[1].Value.ToLowerInvariant();
             if (!StopWords.Contains(word)) possessors.Add(Stem(word));
         }
-        var list = AllWords(ExpandContractions(text)).Select(w => (Word: w, Past: IsPast(w))).ToList();
+        var list = AllWords(ExpandContractions(text)).Select(w => (Word: w, Past: IsPast(w), Held: false)).ToList();
+        MarkHeld(list);
         JoinPhrasalVerbs(list);
         // "stop following bob": remove the following.
         for (var i = 0; i + 1 < list.Count; i++)
         {
             var next = list[i + 1].Word;
-            if (Ceasing.Contains(list[i].Word) && next.Length > 5 && next.EndsWith("ing", StringComparison.Ordinal)) list[i] = ("remove", false);
+            if (Ceasing.Contains(list[i].Word) && next.Length > 5 && next.EndsWith("ing", StringComparison.Ordinal)) list[i] = ("remove", false, list[i].Held);
         }
-        var kept = new List<(string Word, bool Past)>();
+        var kept = new List<(string Word, bool Past, bool Held)>();
         var negated = false;
         foreach (var entry in list)
         {
@@ -166,10 +174,23 @@ internal sealed partial class McpSearch
         // Reading things (get the attachments) is listing them.
         if (intents.Contains("read") && terms.Contains(Many)) intents.Add("list");
         var ones = kept.Where(k => !IsPlural(k.Word)).Select(k => Stem(k.Word)).ToHashSet(StringComparer.Ordinal);
-        return (terms, intents, possessors, ones);
+        var free = kept.Where(k => !k.Held).Select(k => Stem(k.Word)).ToHashSet(StringComparer.Ordinal);
+        return (terms, intents, possessors, ones, free);
     }
 
-    private static void JoinPhrasalVerbs(List<(string Word, bool Past)> list)
+    /// <summary>Marks every word after a preposition (or "to" before a determiner or a number) as held: it says where, not what.</summary>
+    private static void MarkHeld(List<(string Word, bool Past, bool Held)> list)
+    {
+        for (var i = 0; i < list.Count; i++)
+        {
+            var next = i + 1 < list.Count ? list[i + 1].Word : "";
+            if (!Prepositions.Contains(list[i].Word) && !(list[i].Word == "to" && (Determiners.Contains(next) || (next.Length > 0 && next[0] >= '0' && next[0] <= '9')))) continue;
+            for (var j = i + 1; j < list.Count; j++) list[j] = (list[j].Word, list[j].Past, true);
+            return;
+        }
+    }
+
+    private static void JoinPhrasalVerbs(List<(string Word, bool Past, bool Held)> list)
     {
         for (var i = 0; i < list.Count; i++)
         {
@@ -178,7 +199,7 @@ internal sealed partial class McpSearch
                 if (!Particles.Contains(list[j].Word)) continue;
                 if (PhrasalVerbs.TryGetValue($"{Stem(list[i].Word)} {list[j].Word}", out var verb))
                 {
-                    list[i] = (verb, list[i].Past);
+                    list[i] = (verb, list[i].Past, list[i].Held);
                     list.RemoveAt(j);
                 }
                 break;
