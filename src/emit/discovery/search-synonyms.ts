@@ -8,7 +8,7 @@ const SYNONYM_GROUPS = [
   'search find query filter lookup',
   'update edit modify change patch set alter rename replace',
   'delete remove destroy erase drop purge trash discard',
-  'cancel abort stop terminate halt',
+  'cancel abort stop terminate halt kill',
   'start begin launch run trigger execute dispatch',
   'send deliver submit dispatch',
   'repo repository',
