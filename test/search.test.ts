@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { planNames, prepare, runCli } from '../src/index.js';
-import { AGENT, agentTerms, operationIntents, stem, terms } from '../src/emit/discovery/search-text.js';
+import { AGENT, agentTerms, operationIntents, PERSON, personTerms, stem, terms } from '../src/emit/discovery/search-text.js';
 import { queryWords } from '../src/emit/discovery/search-query-words.js';
 import { searchIndex, type SearchIndex } from '../src/emit/discovery/search-index.js';
 import { searchIndexed } from '../src/emit/discovery/search-query.js';
@@ -62,6 +62,46 @@ test('"who" and a verb ask for the ones who do it (followers), which the index h
   assert.ok(queryWords('attach a file').intents.has('create'));
 });
 
+test('"who" as the subject asks for people, which an index holds for paths that end in them; "who am I following" does not', () => {
+  assert.ok(queryWords('who acted in Arrival').terms.includes(PERSON));
+  assert.ok(queryWords("who's on the platform team?").terms.includes(PERSON));
+  assert.ok(!queryWords('who am I following').terms.includes(PERSON), 'who is the object: whom I follow');
+  assert.ok(!queryWords('which actors were in Arrival').terms.includes(PERSON), 'only a request that asks who');
+  assert.deepEqual(['/movies/{id}/people', '/teams/{id}/members', '/webinars/{id}/absentees', '/Queues/{QueueSid}/Members.json'].map((p) => personTerms(p.split('/').at(-1)?.replace('.json', '') ?? '')), [[PERSON], [PERSON], [PERSON], [PERSON]]);
+  assert.deepEqual(['folders', 'orders', 'containers', 'monitors', 'variants'].map(personTerms), [[], [], [], [], []], 'agent forms and look-alikes that are no people');
+});
+
+test('everyday verbs: "stop following" removes the following, "put X on Y" adds, "take X out of Y" removes, "look over" reviews', () => {
+  const kinds = (query: string): string[] => [...queryWords(query).intents].filter((k) => ['create', 'read', 'list', 'update', 'delete'].includes(k)).sort();
+  assert.deepEqual(kinds('stop following bob'), ['delete']);
+  assert.deepEqual(queryWords('stop following bob').terms, ['remov', 'follow', 'bob']);
+  assert.deepEqual(kinds('stop the build'), [], 'stop before a thing is stop');
+  assert.deepEqual(queryWords('put Scream on my Halloween list').terms, ['add', 'scream', 'my', 'halloween', 'list'], 'put … on is add');
+  assert.deepEqual(kinds('take one customer out of a contact group'), ['delete']);
+  assert.ok(queryWords('nuke every droplet tagged ci-runner').intents.has('delete'));
+  assert.ok(queryWords('ask dana to look over my PR').intents.has('review'));
+});
+
+test('the words a request says in the singular are noted: one thing, which may hold what is asked for', () => {
+  assert.deepEqual([...queryWords('put a thumbs up emoji on issue 12').ones].sort(), ['12', 'emoji', 'issu', 'put']);
+  assert.ok(!queryWords('label all the issues').ones.has('issu'));
+  assert.ok(queryWords("an owner's pets").ones.has('owner'), 'a possessor is one thing');
+});
+
+test('what a request names after a preposition says where, not what: an operation that makes it makes something else', () => {
+  assert.deepEqual([...queryWords('add a label to the issue').free], ['add', 'label']);
+  assert.ok(queryWords('I want to create an issue').free.has('issu'), 'to before a verb is no preposition');
+  assert.ok(!queryWords('push the standup to 10am').free.has('10'), 'to before a number is');
+  assert.ok(!queryWords('put Scream on my list').free.has('list'), 'a particle of a phrasal verb still says where');
+  const op = (name: string, path: string, kinds: string[], resource: string[], parent: string[]): SearchIndex['operations'][number] => [name, name, 'POST', path, [], '', name, 1000, kinds, resource, [], parent];
+  const index: SearchIndex = {
+    operations: [op('create_issue', '/issues', ['create'], ['issu'], []), op('create_issue_label', '/issues/{id}/labels', ['create'], ['label'], ['issu']), op('create_issue_key', '/CreateIssueKey', ['create', 'creat'], ['creat', 'issu', 'key'], [])],
+    terms: { issu: [0, 450, 1, 500, 2, 380] },
+  };
+  assert.deepEqual(searchIndexed(index, 'put a tag on issue 12', 3), [1, 2, 0], 'a tag on the issue, not a new issue; an RPC name says more than a thing');
+  assert.deepEqual(searchIndexed(index, 'add an issue', 3), [0, 1, 2], 'unless the issue is what is made');
+});
+
 test("an operation's kind comes from its summary's verb, else from its method and path; a query's from its verbs", () => {
   assert.deepEqual(operationIntents('put', '/Invoices', 'Creates one or more sales invoices'), ['create', 'creat'], 'the summary says create, whatever the method');
   assert.deepEqual(operationIntents('post', '/Invoices/{InvoiceID}', 'Updates a specific sales invoice'), ['update', 'updat']);
@@ -108,6 +148,9 @@ test('the index holds every selected operation, its listing, and integer weights
   // What an operation acts on is the last word of its path, with its synonyms.
   assert.deepEqual(index.operations[3]?.slice(8, 10), [['update', 'updat'], ['pet']]);
   assert.deepEqual(index.operations[6]?.slice(8, 10), [['list'], ['pet']]);
+  // And what holds it, the segment before, with its synonyms.
+  assert.deepEqual(index.operations[6]?.[11], ['owner']);
+  assert.deepEqual(index.operations[2]?.[11], []);
   // Each word of the tool name, with the terms that stand for it.
   assert.deepEqual(index.operations[6]?.[0], 'list_owner_pets');
   assert.deepEqual(index.operations[6]?.[10]?.map((forms) => forms[0]), ['list', 'owner', 'pet']);
@@ -115,11 +158,18 @@ test('the index holds every selected operation, its listing, and integer weights
 });
 
 test('an operation whose path ends in something the query does not name ranks below one that it names', () => {
-  const op = (name: string, path: string, resource: string[]): SearchIndex['operations'][number] => [name, name, 'GET', path, [], '', name, 1000, ['read'], resource, []];
+  const op = (name: string, path: string, resource: string[], parent: string[] = []): SearchIndex['operations'][number] => [name, name, 'GET', path, [], '', name, 1000, ['read'], resource, [], parent];
   // Same weights for "folder": only what each acts on differs.
   const index: SearchIndex = { operations: [op('get_folder_messages', '/folders/{id}/messages', ['messag']), op('get_folder', '/folders/{id}', ['folder'])], terms: { folder: [0, 500, 1, 500] } };
   assert.deepEqual(searchIndexed(index, 'show a folder', 2), [1, 0]);
   assert.deepEqual(searchIndexed(index, 'show messages of a folder', 2), [0, 1], 'unless the query names that too');
+  // What the path's last segment names under one thing the query names comes between: the comments of this issue.
+  const held: SearchIndex = {
+    operations: [op('get_tag_comments', '/tags/{id}/comments', ['comment'], ['tag']), op('get_issue_comments', '/issues/{id}/comments', ['comment'], ['issu']), op('get_issue', '/issues/{id}', ['issu'])],
+    terms: { issu: [0, 500, 1, 500, 2, 500] },
+  };
+  assert.deepEqual(searchIndexed(held, 'react to issue 12', 3), [2, 1, 0], 'the issue, what it holds, then the rest');
+  assert.deepEqual(searchIndexed(held, 'react to all issues', 3), [2, 0, 1], 'issues in the plural are no one issue that holds anything');
 });
 
 test('the discovery tools/list stays under 2,100 bytes, and 3,600 with the longest map', () => {
@@ -142,7 +192,7 @@ test('tools --mode discovery writes the index and McpDiscoveryText.g.cs beside M
 });
 
 test('an operation whose tool name the query says whole ranks above one with the same weights whose name it says in part', () => {
-  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'DELETE', `/${name}`, [], '', name, 1000, ['delete'], [], nameWords];
+  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'DELETE', `/${name}`, [], '', name, 1000, ['delete'], [], nameWords, []];
   // S3: "bucket" is on every operation, so it weighs nothing; the names tell delete_bucket from abort_multipart_upload.
   const index: SearchIndex = {
     operations: [op('abort_multipart_upload', [['abort', 'cancel'], ['multipart'], ['upload']]), op('delete_bucket', [['delet', 'remov'], ['bucket']])],
@@ -153,7 +203,7 @@ test('an operation whose tool name the query says whole ranks above one with the
 });
 
 test('with a limit, an operation its name lifts above a better-scoring one still comes first', () => {
-  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'GET', `/${name}`, [], '', name, 1000, ['read'], [], nameWords];
+  const op = (name: string, nameWords: string[][]): SearchIndex['operations'][number] => [name, name, 'GET', `/${name}`, [], '', name, 1000, ['read'], [], nameWords, []];
   // Summed weights 100, 80, 60: the second's name is all in the query (×1.5 = 120), the others' not at all.
   const index: SearchIndex = {
     operations: [op('a', [['x']]), op('b', [['pet']]), op('c', [['y']])],

@@ -1,6 +1,6 @@
 import type { GeneratedFile } from '../shared/file.js';
-import { AGENT, INTENT_BOOST, INTENTS, NAME_COVERAGE, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
-import { NEGATIONS, PHRASAL_TERMS, QUESTION_WORDS } from './search-query-words.js';
+import { AGENT, INTENT_BOOST, INTENTS, NAME_COVERAGE, PERSON, RESOURCE_HELD, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
+import { AUXILIARIES, CEASING, DETERMINERS, NEGATIONS, PHRASAL_TERMS, PREPOSITIONS, PRONOUNS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
 import type { ToolMode } from '../project/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
@@ -130,9 +130,9 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
   const phrasal = [...PHRASAL_TERMS].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');
   return [
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
-    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
+    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __RESOURCE_HELD__: String(RESOURCE_HELD), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
     template('McpSearchQuery', 'McpSearchQuery.cs', namespace, source, clientNamespace, {
-      __AGENT__: AGENT, __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
+      __AGENT__: AGENT, __PERSON__: PERSON, __AUXILIARIES__: list(AUXILIARIES), __PRONOUNS__: list(PRONOUNS), __CEASING__: list(CEASING), __PREPOSITIONS__: list(PREPOSITIONS), __DETERMINERS__: list(DETERMINERS), __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { ApiModel, HttpMethod, Operation, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
-import { agentTerms, MANY, operationIntents, terms } from './search-text.js';
+import { agentTerms, MANY, operationIntents, personTerms, terms } from './search-text.js';
 import { SYNONYMS } from './search-synonyms.js';
 
 /**
@@ -11,9 +11,9 @@ import { SYNONYMS } from './search-synonyms.js';
 export interface SearchIndex {
   /**
    * [tool name, title, METHOD, path, tags, summary, C# method of McpTools, prior × 1000, kinds, resource terms,
-   * name words: for each word of the tool name, the terms that stand for it (itself and its synonyms)].
+   * name words: for each word of the tool name, the terms that stand for it (itself and its synonyms), parent terms].
    */
-  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number, readonly string[], readonly string[], readonly (readonly string[])[]])[];
+  readonly operations: readonly (readonly [string, string, string, string, readonly string[], string, string, number, readonly string[], readonly string[], readonly (readonly string[])[], readonly string[]])[];
   /** term → [operation, weight × 1000, operation, weight × 1000, …], operations ascending. */
   readonly terms: Readonly<Record<string, readonly number[]>>;
 }
@@ -72,7 +72,7 @@ export function searchIndex(plan: NamePlan, operations: readonly Operation[], mo
   const index: SearchIndex = {
     operations: listed.map((op) => {
       const names = plan.operations.get(op.id);
-      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op), operationIntents(op.method, op.requestPath, op.summary ?? '', op.operationId ?? ''), resourceTerms(op), nameWords(names?.toolName ?? '')] as const;
+      return [names?.toolName ?? '', names?.title ?? '', op.method.toUpperCase(), op.path, op.tags, op.summary ?? '', names?.toolMethod ?? '', prior(op), operationIntents(op.method, op.requestPath, op.summary ?? '', op.operationId ?? ''), resourceTerms(op), nameWords(names?.toolName ?? ''), parentTerms(op)] as const;
     }),
     terms: termsOut,
   };
@@ -92,7 +92,7 @@ function fieldTerms(op: Operation, plan: NamePlan, model: ApiModel): Record<Fiel
   return {
     name: [...terms(names?.toolName ?? ''), ...agentTerms(names?.toolName ?? '')],
     summary: [...terms(op.summary ?? firstSentence(op.description ?? '')), ...agentTerms(op.summary ?? firstSentence(op.description ?? ''))],
-    path: [...terms(staticPath), ...agentTerms(staticPath)],
+    path: [...terms(staticPath), ...agentTerms(staticPath), ...personTerms(pathPieces(op.path).at(-1) ?? '')],
     operationId: terms(op.operationId ?? ''),
     tags: terms(op.tags.join(' ')),
     method: [...terms(METHOD_WORDS[op.method]), ...(op.method === 'get' && !/\}$/.test(op.requestPath) ? [MANY] : [])],
@@ -119,6 +119,16 @@ function nameWords(toolName: string): string[][] {
  */
 function resourceTerms(op: Operation): string[] {
   const own = terms(pathPieces(op.path).at(-1) ?? '');
+  return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
+}
+
+/**
+ * The terms of what holds what an operation acts on, the word-bearing segment before the last
+ * (/orgs/{org}/members/{username}: org), with their synonyms: a request that names a thing of the API by its own name
+ * ("put Scream on my Halloween list") names the holder and not the kind of thing it adds, removes or asks about.
+ */
+function parentTerms(op: Operation): string[] {
+  const own = terms(pathPieces(op.path).at(-2) ?? '');
   return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
 }
 

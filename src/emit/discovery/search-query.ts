@@ -1,19 +1,21 @@
 import type { SearchIndex } from './search-index.js';
-import { INTENT_BOOST, NAME_COVERAGE, RESOURCE_MISS } from './search-text.js';
+import { INTENT_BOOST, NAME_COVERAGE, RESOURCE_HELD, RESOURCE_MISS } from './search-text.js';
 import { queryWords } from './search-query-words.js';
 
 /**
  * A query against the index, as the generated server's McpSearch.cs runs it: the weights of the query's
  * distinct terms summed per operation, times the operation's prior, times {@link INTENT_BOOST} where its
  * kind is one the query's verbs ask for, times {@link RESOURCE_MISS} where the query names nothing of what it
- * acts on (a possessor does not name it), times 1 + {@link NAME_COVERAGE} × the share of its tool name's words
+ * acts on (a possessor does not name it), or {@link RESOURCE_HELD} where it names, in the singular, only what holds it
+ * (the segment before: "put a reaction on issue 12" for /issues/{index}/reactions) or that makes what the query
+ * names only after a preposition (POST /issues for "add a label to issue 12"), times 1 + {@link NAME_COVERAGE} × the share of its tool name's words
  * the query says (or a synonym);
  * only operations with the tag when one is given; best first (ties in index order). Returns operation positions
  * in the index.
  */
 export function searchIndexed(index: SearchIndex, query: string, limit: number, tag?: string): number[] {
   const sums = new Map<number, number>();
-  const { terms: all, intents, possessors } = queryWords(query);
+  const { terms: all, intents, possessors, ones, free } = queryWords(query);
   const distinct = new Set(all);
   for (const term of distinct) {
     // Own properties only: a query word such as "constructor" is no posting list.
@@ -29,8 +31,14 @@ export function searchIndexed(index: SearchIndex, query: string, limit: number, 
   for (const [doc, sum] of sums) {
     const op = index.operations[doc];
     if (!op || (wanted !== undefined && !op[4].some((t) => t.toLowerCase() === wanted))) continue;
-    const named = op[9].length === 0 || op[9].some((t) => distinct.has(t) && !possessors.has(t));
-    scored.push([doc, sum * op[7] * (op[8].some((k) => intents.has(k)) ? INTENT_BOOST : 1) * (named ? 1 : RESOURCE_MISS)]);
+    const said = (t: string): boolean => distinct.has(t) && !possessors.has(t);
+    const own = op[9].length === 0 || op[9].some(said);
+    // What a path's last segment names under one thing the request names (the comments of this issue) is nearer than what it does not name at all.
+    const held = !own && op[11].some((t) => ones.has(t));
+    // An operation that makes a thing the request names only as where something goes ("add a label to issue 12": no
+    // new issue) is no nearer than one under it; a path whose last piece says its own verb (RPC: CreateBucketAccessKey) names more than a thing.
+    const where = own && op[8].includes('create') && op[9].length > 0 && !op[9].some((t) => op[8].includes(t)) && !op[9].some((t) => free.has(t) && !possessors.has(t));
+    scored.push([doc, sum * op[7] * (op[8].some((k) => intents.has(k)) ? INTENT_BOOST : 1) * (own && !where ? 1 : held || where ? RESOURCE_HELD : RESOURCE_MISS)]);
   }
   // The name raises a score at most 1 + NAME_COVERAGE times: an operation below the limit-th best by that much
   // cannot be among the results, and its name need not be looked at (Graph: most of 11,422).

@@ -8,7 +8,7 @@ const SYNONYM_GROUPS = [
   'search find query filter lookup',
   'update edit modify change patch set alter rename replace',
   'delete remove destroy erase drop purge trash discard',
-  'cancel abort stop terminate halt',
+  'cancel abort stop terminate halt kill',
   'start begin launch run trigger execute dispatch',
   'send deliver submit dispatch',
   'repo repository',
@@ -47,6 +47,10 @@ const SYNONYM_GROUPS = [
   'move transfer',
   'left remaining',
   'hang terminate end',
+  'latest newest',
+  'reply answer respond',
+  'recommend suggest',
+  'favorite favourite',
 ];
 
 export const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {

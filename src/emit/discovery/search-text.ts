@@ -72,6 +72,31 @@ export function agentTerms(text: string): string[] {
   });
 }
 
+/**
+ * The term of the operations whose path ends in people (/movies/{id}/people, /teams/{id}/members, /webinars/{id}/absentees),
+ * and of requests that open with "who", which asks for people whatever its verb ("who acted in it", "who's on the team").
+ */
+export const PERSON = '~person';
+
+/**
+ * Nouns that name people by what they are to a thing (members, participants, attendees, followers). Suffixes do not
+ * tell them (folder, order, container and monitor are agent forms too, variant and committee look like participant
+ * and attendee), so they are listed.
+ */
+export const PERSON_NOUNS = new Set([
+  'people', 'person', 'user', 'member', 'participant', 'attendee', 'collaborator', 'contributor', 'follower', 'subscriber',
+  'watcher', 'stargazer', 'reviewer', 'assignee', 'owner', 'admin', 'administrator', 'guest', 'viewer', 'absentee',
+  'registrant', 'panelist', 'invitee', 'recipient', 'author', 'maintainer', 'moderator', 'cast', 'crew', 'friend', 'fan',
+  'actor', 'employee', 'staff', 'speaker', 'host', 'agent', 'creator', 'editor', 'signer', 'approver', 'voter', 'liker',
+]);
+
+/** {@link PERSON} when the last word of a path's last piece names people (members, Participants, absentees). */
+export function personTerms(piece: string): string[] {
+  const last = allWords(piece).at(-1) ?? '';
+  const singular = last.endsWith('ies') ? `${last.slice(0, -3)}y` : last.endsWith('s') && !last.endsWith('ss') ? last.slice(0, -1) : last;
+  return PERSON_NOUNS.has(last) || PERSON_NOUNS.has(singular) ? [PERSON] : [];
+}
+
 /** The term of operations that answer with many things (a GET of a collection), and of queries that ask for many. */
 export const MANY = '~many';
 
@@ -115,11 +140,11 @@ export function allWords(text: string): string[] {
  * starting with that verb finds it.
  */
 export const INTENTS: Readonly<Record<string, readonly string[]>> = {
-  create: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'record', 'store', 'save', 'put', 'invite', 'raise', 'place', 'issue', 'book', 'enter', 'attach'],
+  create: ['create', 'add', 'new', 'make', 'insert', 'post', 'register', 'submit', 'upload', 'publish', 'schedule', 'draft', 'write', 'generate', 'record', 'store', 'save', 'put', 'invite', 'raise', 'place', 'issue', 'book', 'enter', 'attach', 'give', 'grant', 'log'],
   read: ['get', 'show', 'view', 'display', 'fetch', 'retrieve', 'read', 'look', 'see', 'download', 'check', 'open', 'detail', 'inspect', 'describe'],
   list: ['list', 'show', 'view', 'display', 'browse', 'enumerate', 'find', 'search', 'all', 'every'],
   update: ['update', 'edit', 'modify', 'change', 'set', 'alter', 'rename', 'replace', 'mark', 'move', 'close', 'assign', 'archive', 'enable', 'disable', 'suspend', 'void', 'mute', 'configure', 'turn', 'put', 'apply', 'correct', 'fix', 'upload', 'scale', 'resize', 'increase', 'decrease', 'bump', 'lower', 'reduce', 'extend', 'adjust', 'toggle', 'upgrade', 'downgrade', 'reschedule', 'postpone'],
-  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke', 'rid'],
+  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'discard', 'unassign', 'release', 'clear', 'abort', 'cancel', 'revoke', 'rid', 'nuke', 'wipe', 'scrap', 'ditch', 'eliminate'],
 };
 export const INTENT_BOOST = 2;
 /**
@@ -130,6 +155,11 @@ export const INTENT_BOOST = 2;
 export const NAME_COVERAGE = 0.5;
 /** What an operation scores when the query names none of the words of what it acts on (its path's last words). */
 export const RESOURCE_MISS = 0.6;
+/**
+ * What it scores when the query names, in the singular, only the thing that holds what it acts on (its path's segment
+ * before the last): a sub-resource of one thing the request names (the reactions of issue 12, the items of my list).
+ */
+export const RESOURCE_HELD = 0.8;
 
 /** The kinds a summary's first word says, for the verbs APIs start summaries with. */
 const SUMMARY_VERBS: Readonly<Record<string, string>> = {

@@ -16,7 +16,9 @@ namespace Petstore;
 /// How the search reads a request, by the rules the generator indexed the operations with: contractions expanded,
 /// words split at camelCase, snake_case and digits, a phrasal verb read as the verb it means ("tear down"), the
 /// word after a negation left out, stop words dropped, stemmed; the kinds of operation the request's verbs (not its
-/// past participles) ask for, a question asking for a read or a list; and its possessors ("an owner's pets").
+/// past participles) ask for, a question asking for a read or a list; "stop" before an -ing form read as remove; a
+/// request that opens with "who" as its subject asking for people; its possessors ("an owner's pets"); and the words
+/// it says in the singular.
 /// </summary>
 internal sealed partial class McpSearch
 {
@@ -25,14 +27,17 @@ internal sealed partial class McpSearch
     /// <summary>The prefix of the term of the ones who do what a verb says (followers: ~who:follow).</summary>
     private const string Agent = "~who:";
 
+    /// <summary>The term of operations whose path ends in people, and of requests that ask who.</summary>
+    private const string Person = "~person";
+
     /// <summary>Query terms that ask for a kind of operation; an operation of that kind scores <see cref="IntentBoost"/> times as much.</summary>
     private static readonly Dictionary<string, string[]> Intents = new(StringComparer.Ordinal)
     {
-        ["create"] = ["creat", "add", "new", "make", "insert", "post", "regist", "submit", "upload", "publish", "schedul", "draft", "write", "generat", "record", "store", "save", "put", "invit", "rais", "place", "issu", "book", "enter", "attach"],
+        ["create"] = ["creat", "add", "new", "make", "insert", "post", "regist", "submit", "upload", "publish", "schedul", "draft", "write", "generat", "record", "store", "save", "put", "invit", "rais", "place", "issu", "book", "enter", "attach", "give", "grant", "log"],
         ["read"] = ["get", "show", "view", "display", "fetch", "retriev", "read", "look", "see", "download", "check", "open", "detail", "inspect", "describ"],
         ["list"] = ["list", "show", "view", "display", "brows", "enumer", "find", "search", "all", "everi"],
         ["update"] = ["updat", "edit", "modifi", "chang", "set", "alter", "renam", "replac", "mark", "move", "close", "assign", "archiv", "enabl", "disabl", "suspend", "void", "mute", "configur", "turn", "put", "appli", "correct", "fix", "upload", "scale", "resiz", "increas", "decreas", "bump", "lower", "reduc", "extend", "adjust", "toggl", "upgrad", "downgrad", "reschedul", "postpon"],
-        ["delete"] = ["delet", "remov", "destroy", "eras", "drop", "purg", "trash", "discard", "unassign", "releas", "clear", "abort", "cancel", "revok", "rid"],
+        ["delete"] = ["delet", "remov", "destroy", "eras", "drop", "purg", "trash", "discard", "unassign", "releas", "clear", "abort", "cancel", "revok", "rid", "nuke", "wipe", "scrap", "ditch", "elimin"],
     };
 
     private static readonly HashSet<string> StopWords = new(StringComparer.Ordinal)
@@ -83,6 +88,13 @@ internal sealed partial class McpSearch
         ["strip off"] = "remove",
         ["take off"] = "remove",
         ["opt out"] = "unsubscribe",
+        ["put on"] = "add",
+        ["put in"] = "add",
+        ["put into"] = "add",
+        ["let in"] = "add",
+        ["take out"] = "remove",
+        ["look over"] = "review",
+        ["go over"] = "review",
     };
 
     private static readonly HashSet<string> Particles = PhrasalVerbs.Keys.Select(k => k[(k.IndexOf(' ') + 1)..]).ToHashSet(StringComparer.Ordinal);
@@ -90,14 +102,31 @@ internal sealed partial class McpSearch
     /// <summary>Words after which the next word is not wanted.</summary>
     private static readonly HashSet<string> Negations = new(StringComparer.Ordinal) { "not", "without", "never", "no" };
 
+    /// <summary>Verbs that, after "who" and before a subject pronoun, make "who" the object ("who am I following").</summary>
+    private static readonly HashSet<string> Auxiliaries = new(StringComparer.Ordinal) { "am", "is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can", "could", "should", "will", "would" };
+
+    /// <summary>Subject pronouns.</summary>
+    private static readonly HashSet<string> Pronouns = new(StringComparer.Ordinal) { "i", "you", "we", "they", "he", "she", "it" };
+
+    /// <summary>Prepositions that say where something goes or is.</summary>
+    private static readonly HashSet<string> Prepositions = new(StringComparer.Ordinal) { "on", "onto", "in", "into", "inside", "from", "of", "under", "within" };
+
+    /// <summary>Words after which "to" is a preposition and no infinitive.</summary>
+    private static readonly HashSet<string> Determiners = new(StringComparer.Ordinal) { "the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those", "its", "one", "another", "every", "all" };
+
+    /// <summary>Verbs that, before an -ing form, undo what it does ("stop following bob").</summary>
+    private static readonly HashSet<string> Ceasing = new(StringComparer.Ordinal) { "stop", "quit" };
+
     /// <summary>Words that, opening a request, make it a question.</summary>
     private static readonly HashSet<string> QuestionWords = new(StringComparer.Ordinal) { "what", "which", "who", "whose", "where", "when", "how", "is", "are", "does", "do", "did", "has", "have", "was", "were" };
 
     /// <summary>
-    /// A request's terms (repeats kept, and the plural term), the kinds of operation it asks for, and the terms of
-    /// its possessors ("an owner's pets": owner), which qualify what is asked for rather than name it.
+    /// A request's terms (repeats kept, and the plural term), the kinds of operation it asks for, the terms of
+    /// its possessors ("an owner's pets": owner), which qualify what is asked for rather than name it, and the terms
+    /// of the words it says in the singular (one thing, which may hold what is asked for) and before any preposition
+    /// (what it makes or acts on, not where).
     /// </summary>
-    public static (List<string> Terms, HashSet<string> Intents, HashSet<string> Possessors) ReadQuery(string query)
+    public static (List<string> Terms, HashSet<string> Intents, HashSet<string> Possessors, HashSet<string> Ones, HashSet<string> Free) ReadQuery(string query)
     {
         var text = query.Replace('\u2018', '\'').Replace('\u2019', '\'');
         var possessors = new HashSet<string>(StringComparer.Ordinal);
@@ -106,9 +135,16 @@ internal sealed partial class McpSearch
             var word = match.Groups[1].Value.ToLowerInvariant();
             if (!StopWords.Contains(word)) possessors.Add(Stem(word));
         }
-        var list = AllWords(ExpandContractions(text)).Select(w => (Word: w, Past: IsPast(w))).ToList();
+        var list = AllWords(ExpandContractions(text)).Select(w => (Word: w, Past: IsPast(w), Held: false)).ToList();
+        MarkHeld(list);
         JoinPhrasalVerbs(list);
-        var kept = new List<(string Word, bool Past)>();
+        // "stop following bob": remove the following.
+        for (var i = 0; i + 1 < list.Count; i++)
+        {
+            var next = list[i + 1].Word;
+            if (Ceasing.Contains(list[i].Word) && next.Length > 5 && next.EndsWith("ing", StringComparison.Ordinal)) list[i] = ("remove", false, list[i].Held);
+        }
+        var kept = new List<(string Word, bool Past, bool Held)>();
         var negated = false;
         foreach (var entry in list)
         {
@@ -121,6 +157,8 @@ internal sealed partial class McpSearch
         if (kept.Any(k => IsPlural(k.Word))) terms.Add(Many);
         // "who follows octocat": the ones who follow (followers), not whom octocat follows.
         if (list.Count > 1 && list[0].Word == "who" && !StopWords.Contains(list[1].Word) && (IsPlural(list[1].Word) || IsPast(list[1].Word))) terms.Add(Agent + Stem(list[1].Word));
+        // "who acted in it", "who's on the team": people, whatever the verb.
+        if (list.Count > 0 && list[0].Word == "who" && !(list.Count > 2 && Auxiliaries.Contains(list[1].Word) && Pronouns.Contains(list[2].Word))) terms.Add(Person);
         // A noun made of a verb (attachments, payment) names a thing, whatever its stem shares with the verb (attach).
         var verbs = kept.Where(k => !k.Past && !k.Word.EndsWith("ment", StringComparison.Ordinal) && !k.Word.EndsWith("ments", StringComparison.Ordinal)).Select(k => Stem(k.Word)).ToList();
         var intents = verbs.ToHashSet(StringComparer.Ordinal);
@@ -135,10 +173,24 @@ internal sealed partial class McpSearch
         }
         // Reading things (get the attachments) is listing them.
         if (intents.Contains("read") && terms.Contains(Many)) intents.Add("list");
-        return (terms, intents, possessors);
+        var ones = kept.Where(k => !IsPlural(k.Word)).Select(k => Stem(k.Word)).ToHashSet(StringComparer.Ordinal);
+        var free = kept.Where(k => !k.Held).Select(k => Stem(k.Word)).ToHashSet(StringComparer.Ordinal);
+        return (terms, intents, possessors, ones, free);
     }
 
-    private static void JoinPhrasalVerbs(List<(string Word, bool Past)> list)
+    /// <summary>Marks every word after a preposition (or "to" before a determiner or a number) as held: it says where, not what.</summary>
+    private static void MarkHeld(List<(string Word, bool Past, bool Held)> list)
+    {
+        for (var i = 0; i < list.Count; i++)
+        {
+            var next = i + 1 < list.Count ? list[i + 1].Word : "";
+            if (!Prepositions.Contains(list[i].Word) && !(list[i].Word == "to" && (Determiners.Contains(next) || (next.Length > 0 && next[0] >= '0' && next[0] <= '9')))) continue;
+            for (var j = i + 1; j < list.Count; j++) list[j] = (list[j].Word, list[j].Past, true);
+            return;
+        }
+    }
+
+    private static void JoinPhrasalVerbs(List<(string Word, bool Past, bool Held)> list)
     {
         for (var i = 0; i < list.Count; i++)
         {
@@ -147,7 +199,7 @@ internal sealed partial class McpSearch
                 if (!Particles.Contains(list[j].Word)) continue;
                 if (PhrasalVerbs.TryGetValue($"{Stem(list[i].Word)} {list[j].Word}", out var verb))
                 {
-                    list[i] = (verb, list[i].Past);
+                    list[i] = (verb, list[i].Past, list[i].Held);
                     list.RemoveAt(j);
                 }
                 break;

@@ -20,8 +20,12 @@ internal sealed partial class McpSearch
     /// <summary>One operation as search results and descriptions name it.</summary>
     public sealed record Operation(string Name, string Title, string Method, string Path, string[] Tags, string Summary, string Member);
 
-    /// <summary>What scores an operation beside its term weights: prior, kinds, what it acts on, its tool name's words with their synonyms.</summary>
-    private sealed record Signals(int Prior, int[] Kinds, int[] Resource, int[][] NameWords);
+    /// <summary>
+    /// What scores an operation beside its term weights: prior, kinds, what it acts on, its tool name's words with their
+    /// synonyms, what holds what it acts on, and whether it makes a thing (its kind is create and its last piece names a
+    /// thing, not its own verb as RPC's CreateBucketAccessKey does).
+    /// </summary>
+    private sealed record Signals(int Prior, int[] Kinds, int[] Resource, int[][] NameWords, int[] Parent, bool Makes);
 
     private static readonly Lazy<McpSearch> Loaded = new(Load);
 
@@ -50,11 +54,13 @@ internal sealed partial class McpSearch
     /// <summary>The operations best matching <paramref name="query"/>, at most <paramref name="limit"/>, only those tagged <paramref name="tag"/> when given.</summary>
     public IReadOnlyList<Operation> Search(string query, string? tag, int limit)
     {
-        var (terms, intents, possessors) = ReadQuery(query);
+        var (terms, intents, possessors, ones, free) = ReadQuery(query);
         var distinct = terms.ToHashSet(StringComparer.Ordinal);
         var termSet = Ids(distinct);
         var intentSet = Ids(intents);
         var possessorSet = Ids(possessors);
+        var oneSet = Ids(ones);
+        var freeSet = Ids(free);
         // Term at a time into one array of sums (rented: Graph's is 90 KB), remembering which operations were reached.
         var sums = ArrayPool<double>.Shared.Rent(operations.Length);
         Array.Clear(sums, 0, operations.Length);
@@ -75,7 +81,7 @@ internal sealed partial class McpSearch
             foreach (var doc in reached)
             {
                 if (tag is not null && !HasTag(operations[doc], tag)) continue;
-                scored.Add((doc, Score(sums[doc], signals[doc], termSet, intentSet, possessorSet)));
+                scored.Add((doc, Score(sums[doc], signals[doc], termSet, intentSet, possessorSet, oneSet, freeSet)));
             }
             // The name raises a score at most 1 + NameCoverage times: an operation below the limit-th best by that much
             // cannot be among the results, and its name need not be looked at (Graph: most of 11,422).
@@ -117,21 +123,38 @@ internal sealed partial class McpSearch
     /// <summary>
     /// An operation's summed term weights times its prior, times <see cref="IntentBoost"/> when its kind is one the
     /// query asks for, times <see cref="ResourceMiss"/> when the query names nothing of what it acts on (a possessor
-    /// does not name it). The search then multiplies it by 1 + <see cref="NameCoverage"/> × <see cref="NameShare"/>.
+    /// does not name it), or <see cref="ResourceHeld"/> when it names, in the singular, only what holds it (the path's
+    /// segment before the last: "put a reaction on issue 12" for /issues/{index}/reactions) or when it makes what the
+    /// query names only after a preposition (POST /issues for "add a label to issue 12"). The search then multiplies it by 1 + <see cref="NameCoverage"/> × <see cref="NameShare"/>.
     /// </summary>
-    private static double Score(double sum, Signals operation, HashSet<int> terms, HashSet<int> intents, HashSet<int> possessors)
+    private static double Score(double sum, Signals operation, HashSet<int> terms, HashSet<int> intents, HashSet<int> possessors, HashSet<int> ones, HashSet<int> free)
     {
         var named = operation.Resource.Length == 0;
         foreach (var t in operation.Resource)
         {
             if (terms.Contains(t) && !possessors.Contains(t)) named = true;
         }
+        var held = false;
+        if (!named)
+        {
+            foreach (var t in operation.Parent)
+            {
+                if (ones.Contains(t)) held = true;
+            }
+        }
         var wanted = false;
         foreach (var k in operation.Kinds)
         {
             if (intents.Contains(k)) wanted = true;
         }
-        return sum * operation.Prior * (wanted ? IntentBoost : 1) * (named ? 1 : ResourceMiss);
+        // An operation that makes a thing the query names only as where something goes (no new issue for "add a label
+        // to issue 12"); not one whose last piece says its own verb (RPC: CreateBucketAccessKey).
+        var where = named && operation.Makes;
+        foreach (var t in operation.Resource)
+        {
+            if (free.Contains(t) && !possessors.Contains(t)) where = false;
+        }
+        return sum * operation.Prior * (wanted ? IntentBoost : 1) * (named && !where ? 1 : held || where ? ResourceHeld : ResourceMiss);
     }
 
     /// <summary>The share of an operation's tool name words the query says, itself or by a synonym.</summary>
@@ -217,7 +240,13 @@ internal sealed partial class McpSearch
         var operations = entries.Select(o => new Operation(
             o[0].GetString()!, o[1].GetString()!, o[2].GetString()!, o[3].GetString()!,
             o[4].EnumerateArray().Select(t => t.GetString()!).ToArray(), o[5].GetString()!, o[6].GetString()!)).ToArray();
-        var signals = entries.Select(o => new Signals(o[7].GetInt32(), Numbered(o[8]), Numbered(o[9]), o[10].EnumerateArray().Select(Numbered).ToArray())).ToArray();
+        var signals = entries.Select(o =>
+        {
+            var kinds = o[8].EnumerateArray().Select(t => t.GetString()!).ToArray();
+            var resource = o[9].EnumerateArray().Select(t => t.GetString()!).ToArray();
+            var makes = kinds.Contains("create") && resource.Length > 0 && !resource.Any(kinds.Contains);
+            return new Signals(o[7].GetInt32(), Numbered(o[8]), Numbered(o[9]), o[10].EnumerateArray().Select(Numbered).ToArray(), Numbered(o[11]), makes);
+        }).ToArray();
         var postings = new Dictionary<string, int[]>(StringComparer.Ordinal);
         foreach (var term in root.GetProperty("terms").EnumerateObject())
         {
@@ -243,6 +272,8 @@ internal sealed partial class McpSearch
     private const double IntentBoost = __INTENT_BOOST__;
 
     private const double ResourceMiss = __RESOURCE_MISS__;
+
+    private const double ResourceHeld = __RESOURCE_HELD__;
 
     private const double NameCoverage = __NAME_COVERAGE__;
 }
