@@ -122,6 +122,8 @@ export function kebabName(text: string): string {
 }
 
 export function asciiWords(text: string): readonly string[] {
+  // ASCII text (nearly all) has nothing to take apart or drop: its words are only ASCII letters and digits already.
+  if (ASCII.test(text)) return words(text);
   return memoised(ASCII_WORDS, text, (t) => words(t.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== ''));
 }
 

@@ -1,7 +1,7 @@
 import type { Operation } from '../model/types.js';
 import { abridgedNames } from './abridged-names.js';
 import { matchNames } from './name-matching.js';
-import { asciiWords, unique, words } from './identifiers.js';
+import { asciiWords, memoised, unique, words } from './identifiers.js';
 import { VERSION, formatOf, tokenize } from './path-tokens.js';
 import { MAX_TOOL_NAME_LENGTH, PREFERRED_TOOL_NAME_LENGTH, joinToolName, toolNameParts, truncateName, type ToolNameParts } from './tool-names.js';
 
@@ -34,17 +34,25 @@ export function chooseToolNames(list: readonly Operation[], prefixLength: number
   return new Map(list.map((op) => [op.id, chosen.get(op.id) as ChosenName]));
 }
 
+/** The first candidate that is free as a name (as {@link fitting} makes it), now taken. */
 function firstFree(names: Iterable<string>, taken: Set<string>): string | undefined {
-  const [name] = fitting(names, taken, 1);
-  if (name !== undefined) taken.add(name);
-  return name;
+  for (const candidate of names) {
+    const name = asName(candidate);
+    if (name !== '' && !taken.has(name)) {
+      taken.add(name);
+      return name;
+    }
+  }
+  return undefined;
 }
+
+const asName = (candidate: string): string => truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
 
 /** The first `limit` candidates that are free, as names (letters, digits and `_`, at most 64 characters). */
 function fitting(names: Iterable<string>, taken: ReadonlySet<string>, limit = MAX_FALLBACKS): string[] {
   const found = new Set<string>();
   for (const candidate of names) {
-    const name = truncateName(candidate.replace(/[^a-z0-9_]/g, ''), MAX_TOOL_NAME_LENGTH);
+    const name = asName(candidate);
     if (name !== '' && !taken.has(name)) found.add(name);
     if (found.size >= limit) break;
   }
@@ -91,9 +99,15 @@ export function operationIdWords(operationId: string): readonly string[] {
 
 /** Whether the path (after the prefix every path shares) has a resource or action word. */
 function hasWords(path: string, prefixLength: number): boolean {
-  const rest = path.split('/').filter((s) => s !== '').slice(prefixLength).join('/');
-  return tokenize(rest).some((t) => t.kind !== 'param');
+  let paths = PATH_WORDS.get(prefixLength);
+  if (!paths) PATH_WORDS.set(prefixLength, (paths = new Map()));
+  return memoised(paths, path, () => {
+    const rest = path.split('/').filter((s) => s !== '').slice(prefixLength).join('/');
+    return tokenize(rest).some((t) => t.kind !== 'param');
+  });
 }
+/** Operations share paths (one for each method): by prefix length, then by path. */
+const PATH_WORDS = new Map<number, Map<string, boolean>>();
 
 /** Lazily: most base names are free, and the others need the path taken apart again. */
 function* candidates(base: string, op: Operation, parts: ToolNameParts): Generator<string> {

@@ -63,8 +63,7 @@ export interface ToolNameParts {
  * they reference (`POST /groups/{id}/members/$ref` → create group member ref).
  */
 export function toolNameParts(op: Pick<Operation, 'method' | 'path' | 'requestPath' | 'summary' | 'operationId'>, prefixLength: number): ToolNameParts {
-  const skipped = op.requestPath.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
-  const tokens = tokenize(op.requestPath.replace(/^\/+/, '').slice(skipped.length));
+  const tokens = namedTokens(op.requestPath, prefixLength);
   const last = tokens[tokens.length - 1];
   if (last?.kind !== 'odata') return partsOf(op, tokens, queryAction(op.path.slice(op.requestPath.length)));
   const parts = partsOf(op, tokens.slice(0, -1), undefined);
@@ -74,6 +73,18 @@ export function toolNameParts(op: Pick<Operation, 'method' | 'path' | 'requestPa
   const target = tokens[tokens.length - 2]?.kind === 'action' ? [...parts.target, ...parts.verb] : counted?.kind === 'static' ? counted.words : parts.target;
   return { verb: ['count'], parents: parts.parents, target };
 }
+
+/** The tokens of a path after the prefix every path shares; operations share paths (one for each method), so memoised. */
+function namedTokens(path: string, prefixLength: number): readonly Token[] {
+  let paths = PATH_TOKENS.get(prefixLength);
+  if (!paths) PATH_TOKENS.set(prefixLength, (paths = new Map()));
+  return memoised(paths, path, () => {
+    const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
+    return tokenize(path.replace(/^\/+/, '').slice(skipped.length));
+  });
+}
+/** By prefix length, then by path. */
+const PATH_TOKENS = new Map<number, Map<string, readonly Token[]>>();
 
 function partsOf(op: Pick<Operation, 'method' | 'summary' | 'operationId'>, tokens: readonly Token[], fixedAction: readonly string[] | undefined): ToolNameParts {
   const { method } = op;
@@ -142,7 +153,10 @@ export function joinToolName(parts: ToolNameParts, max = PREFERRED_TOOL_NAME_LEN
   while (lengthOf(parentFrom, from) > max && parentFrom < parents.length) parentFrom++;
   while (lengthOf(parentFrom, from) > max && from < target.length - MIN_TARGET_WORDS) from++;
   if (lengthOf(parentFrom, from) > max) return undefined;
-  return [...verb, ...parents.slice(parentFrom).flat(), ...target.slice(from)].join('_');
+  const kept = [...verb];
+  for (let i = parentFrom; i < parents.length; i++) for (const word of parents[i] as readonly string[]) kept.push(word);
+  for (let i = from; i < target.length; i++) kept.push(target[i] as string);
+  return kept.join('_');
 }
 /** A target is never cut below its last two words (`app_version` says more than `version`). */
 const MIN_TARGET_WORDS = 2;

@@ -127,6 +127,9 @@ function httpMethod(method: Operation['method']): string {
   return method[0]?.toUpperCase() + method.slice(1);
 }
 
+/** Text that {@link escapeLiteral} gives back as it is: what encodeURI leaves alone, less `?` and `#`. */
+const URI_PLAIN = /^[A-Za-z0-9;,/:@&=+$\-_.!~*'()]*$/;
+
 type PathPiece = { kind: 'literal'; text: string } | { kind: 'param'; name: string };
 
 /** The path without its leading `/`, split into escaped literal text and parameters. */
@@ -144,6 +147,7 @@ export function pathPieces(path: string): PathPiece[] {
 }
 
 function escapeLiteral(text: string): string {
+  if (URI_PLAIN.test(text)) return text;
   const wellFormed = text.replace(LONE_SURROGATE, '\ufffd');
   return encodeURI(wellFormed).replace(/[?#]/g, (c) => encodeURIComponent(c)).replace(/%25([0-9A-Fa-f]{2})/g, '%$1');
 }

@@ -50,7 +50,8 @@ export class CSharpWriter {
       this.chunks.push(this.lines.join('\n'));
       this.lines = [];
     }
-    return this.chunks.join('\n') + '\n';
+    // The final newline joined in, not appended: a string appended to is copied once more when it is written.
+    return [...this.chunks, ''].join('\n');
   }
 }
 
@@ -100,6 +101,8 @@ function escapeInLiteral(char: string): string {
  */
 export function rawStringLiteral(text: string): string {
   if (text === '' || text.startsWith('"') || text.endsWith('"') || (MAYBE_NOT_RAW.test(text) && (NOT_RAW.test(text) || text.search(LONE_SURROGATE) >= 0))) return stringLiteral(text);
+  // Three quotes close the literal unless the text has a run of three or more (JSON text seldom has).
+  if (!text.includes('"""')) return `"""${text}"""`;
   let longest = 0;
   for (let start = text.indexOf('"'); start >= 0; start = text.indexOf('"', start)) {
     let end = start + 1;

@@ -93,7 +93,33 @@ function schemaText(schema: JsonSchema): string {
 
 /** An argument's schema (without its description) and the spec's default where the schema accepts it. */
 function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchema; defaultValue: unknown } {
+  const parameter = p.source.kind === 'parameter' ? p.source.parameter : undefined;
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
+  // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
+  // same OData arguments ($select, $expand with long enums) again and again.
+  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
+  const key = `${shape} ${typeKey(type)}`;
+  let made = madeArguments.get(model);
+  if (!made) madeArguments.set(model, (made = new Map<string, JsonSchema>()));
+  let schema = made.get(key);
+  if (schema === undefined) made.set(key, (schema = argumentSchemaOf(model, p, type)));
+  const defaultValue = parameter?.facts.defaultValue;
+  return { schema, defaultValue: defaultValue !== undefined && fits(schema, defaultValue) ? defaultValue : undefined };
+}
+
+/** Argument schemas already made, per model, by {@link argumentParts}'s key. Never changed after they are made. */
+const madeArguments = new WeakMap<ApiModel, Map<string, JsonSchema>>();
+
+/** A type reference as text: equal texts are the same type, constraints and all. Type references are never changed. */
+const typeKeys = new WeakMap<TypeRef, string>();
+
+function typeKey(type: TypeRef): string {
+  let key = typeKeys.get(type);
+  if (key === undefined) typeKeys.set(type, (key = JSON.stringify(type)));
+  return key;
+}
+
+function argumentSchemaOf(model: ApiModel, p: MethodParameter, type: TypeRef): JsonSchema {
   // An optional argument may be left out; null is not published as a value of its own.
   let schema = boundedSchema(model, p.optional ? { ...type, nullable: false } : type);
   // A path segment cannot be empty, and a query parameter may be sent empty only where it allows that.
@@ -111,8 +137,7 @@ function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchem
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     schema = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, required.has(name) && property.type === 'array' ? atLeastOne(property) : property])) };
   }
-  const defaultValue = p.source.kind === 'parameter' ? p.source.parameter.facts.defaultValue : undefined;
-  return { schema, defaultValue: defaultValue !== undefined && fits(schema, defaultValue) ? defaultValue : undefined };
+  return schema;
 }
 
 const atLeastOne = (schema: JsonSchema): JsonSchema => (Number(schema.minItems) >= 1 ? schema : { ...schema, minItems: 1 });
@@ -128,7 +153,7 @@ const madeSchemas = new WeakMap<ApiModel, Map<string, JsonSchema>>();
 /** The schema of a type, inlined as deep as {@link MAX_NODES} allows. */
 function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
   // A type reference names its types by id: equal references are the same type, constraints and all.
-  const key = type.kind === 'primitive' ? undefined : JSON.stringify(type);
+  const key = type.kind === 'primitive' ? undefined : typeKey(type);
   let made = madeSchemas.get(model);
   if (!made) madeSchemas.set(model, (made = new Map<string, JsonSchema>()));
   const known = key === undefined ? undefined : made.get(key);
@@ -194,45 +219,64 @@ function deepestFitting(model: ApiModel, type: TypeRef): number | undefined {
   return limit >= -1 ? limit : undefined;
 }
 
-function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
+/**
+ * The schema of `type`, its keys added to `schema` (a new object, by default empty; a property's starts with its
+ * description): schemas are made key by key in place, not spread into one another, as Graph's make hundreds of thousands.
+ */
+function typeSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion, schema: JsonSchema = {}): JsonSchema {
   if (++expansion.nodes > MAX_NODES) throw new TooLarge();
-  const schema = bareSchema(model, type, seen, depth, expansion);
-  return type.nullable ? allowNull(schema) : schema;
+  bareSchema(model, type, seen, depth, expansion, schema);
+  if (type.nullable) allowNull(schema);
+  return schema;
 }
 
-function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion): JsonSchema {
+function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, depth: number, expansion: Expansion, schema: JsonSchema): void {
   const c = type.constraints ?? {};
   switch (type.kind) {
     case 'primitive': {
       const base = PRIMITIVES[type.type];
-      const format = type.type === 'string' && c.format !== undefined && !UNPUBLISHED_FORMATS.has(c.format) ? { format: c.format } : {};
-      const keywords = STRINGS.has(type.type) ? stringKeywords(c) : NUMBERS.has(type.type) ? numberKeywords(c) : {};
-      return { ...base, ...format, ...enumKeyword(c), ...keywords };
+      for (const key in base) schema[key] = base[key];
+      if (type.type === 'string' && c.format !== undefined && !UNPUBLISHED_FORMATS.has(c.format)) schema.format = c.format;
+      enumKeyword(c, schema);
+      if (STRINGS.has(type.type)) pick(c, STRING_KEYWORDS, schema);
+      else if (NUMBERS.has(type.type)) pick(c, NUMBER_KEYWORDS, schema);
+      return;
     }
     case 'array':
-      return { type: 'array', items: typeSchema(model, type.items, seen, depth + 1, expansion), ...pick(c, ['minItems', 'maxItems', 'uniqueItems']) };
+      schema.type = 'array';
+      schema.items = typeSchema(model, type.items, seen, depth + 1, expansion);
+      pick(c, ['minItems', 'maxItems', 'uniqueItems'], schema);
+      return;
     case 'map': {
       const values = type.values.kind === 'any' && !type.values.union && !type.values.constraints ? undefined : typeSchema(model, type.values, seen, depth + 1, expansion);
-      return { type: 'object', ...(values && { additionalProperties: values }), ...pick(c, ['minProperties', 'maxProperties']) };
+      schema.type = 'object';
+      if (values) schema.additionalProperties = values;
+      pick(c, ['minProperties', 'maxProperties'], schema);
+      return;
     }
     case 'object': {
+      schema.type = 'object';
       const declared = model.types.get(type.id);
-      if (!declared || seen.has(type.id) || depth > expansion.maxDepth) return { type: 'object' };
+      if (!declared || seen.has(type.id) || depth > expansion.maxDepth) return;
       const inner = new Set(seen).add(type.id);
       const properties: Record<string, JsonSchema> = {};
       // readOnly properties are the server's to set: a request does not carry them.
       const writable = declared.properties.filter((p) => !p.readOnly);
       for (const p of writable) {
-        const schema = typeSchema(model, p.type, inner, depth + 1, expansion);
         const description = valueDescription(p.facts, p.type, undefined, true);
+        const property = typeSchema(model, p.type, inner, depth + 1, expansion, description ? { description } : {});
         const defaultValue = p.facts.defaultValue;
-        properties[p.jsonName] = { ...(description && { description }), ...schema, ...(defaultValue !== undefined && fits(schema, defaultValue) && { default: defaultValue }) };
+        if (defaultValue !== undefined && fits(property, defaultValue)) property.default = defaultValue;
+        properties[p.jsonName] = property;
       }
+      schema.properties = properties;
       const required = writable.filter((p) => p.required).map((p) => p.jsonName);
+      if (required.length > 0) schema.required = required;
       // A record keeps only the properties it declares: another would be dropped in silence, so it is refused. (Not
       // where a union holds the object, which is sent whole, nor where read-only properties, left out here, may come back.)
-      const closed = !expansion.inUnion && writable.length === declared.properties.length && writable.length > 0;
-      return { type: 'object', properties, ...(required.length > 0 && { required }), ...(closed && { additionalProperties: false }), ...pick(c, ['minProperties', 'maxProperties']) };
+      if (!expansion.inUnion && writable.length === declared.properties.length && writable.length > 0) schema.additionalProperties = false;
+      pick(c, ['minProperties', 'maxProperties'], schema);
+      return;
     }
     case 'any': {
       if (type.union && depth <= expansion.maxDepth) {
@@ -240,41 +284,35 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
         expansion.inUnion = true;
         const variants = type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1, expansion));
         expansion.inUnion = outer;
-        return { [type.union.kind]: variants, ...enumKeyword(c) };
+        schema[type.union.kind] = variants;
       }
-      return enumKeyword(c);
+      enumKeyword(c, schema);
+      return;
     }
   }
 }
 
-/** `null` as one more allowed value: in `type`, in `enum`, or as one more alternative. */
-function allowNull(schema: JsonSchema): JsonSchema {
-  const withEnum = Array.isArray(schema.enum) ? { ...schema, enum: [...schema.enum, null] } : schema;
-  if (typeof schema.type === 'string') return { ...withEnum, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.oneOf)) return { ...withEnum, oneOf: [...schema.oneOf, { type: 'null' }] };
-  if (Array.isArray(schema.anyOf)) return { ...withEnum, anyOf: [...schema.anyOf, { type: 'null' }] };
-  return withEnum;
+/** `null` as one more allowed value: in `type`, in `enum`, or as one more alternative (in place). */
+function allowNull(schema: JsonSchema): void {
+  if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+  if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
+  else if (Array.isArray(schema.oneOf)) schema.oneOf = [...schema.oneOf, { type: 'null' }];
+  else if (Array.isArray(schema.anyOf)) schema.anyOf = [...schema.anyOf, { type: 'null' }];
 }
 
-function enumKeyword(c: Constraints): JsonSchema {
-  return c.enum && c.enum.length <= MAX_SCHEMA_ENUM ? { enum: c.enum } : {};
+function enumKeyword(c: Constraints, schema: JsonSchema): void {
+  if (c.enum && c.enum.length <= MAX_SCHEMA_ENUM) schema.enum = c.enum;
 }
 
 const STRINGS: ReadonlySet<Primitive> = new Set(['string', 'dateTime', 'date', 'uuid']);
 const NUMBERS: ReadonlySet<Primitive> = new Set(['int', 'long', 'double', 'float', 'decimal']);
 
-function stringKeywords(c: Constraints): JsonSchema {
-  return pick(c, ['pattern', 'minLength', 'maxLength']);
-}
+const STRING_KEYWORDS: readonly (keyof Constraints)[] = ['pattern', 'minLength', 'maxLength'];
+const NUMBER_KEYWORDS: readonly (keyof Constraints)[] = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
 
-function numberKeywords(c: Constraints): JsonSchema {
-  return pick(c, ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
-}
-
-function pick(c: Constraints, keys: readonly (keyof Constraints)[]): JsonSchema {
-  const found: JsonSchema = {};
-  for (const key of keys) if (c[key] !== undefined) found[key] = c[key];
-  return found;
+/** The constraints named by `keys` that `c` has, added to `schema`. */
+function pick(c: Constraints, keys: readonly (keyof Constraints)[], schema: JsonSchema): void {
+  for (const key of keys) if (c[key] !== undefined) schema[key] = c[key];
 }
 
 /** A default is published only where the schema itself accepts it (a spec's default can contradict its enum). */
