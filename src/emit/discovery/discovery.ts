@@ -1,6 +1,6 @@
 import type { GeneratedFile } from '../shared/file.js';
 import { AGENT, INTENT_BOOST, INTENTS, NAME_COVERAGE, PERSON, RESOURCE_HELD, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
-import { AUXILIARIES, CEASING, DETERMINERS, NEGATIONS, PHRASAL_TERMS, PREPOSITIONS, PRONOUNS, QUESTION_WORDS } from './search-query-words.js';
+import { AUXILIARIES, CEASING, DETERMINERS, NEGATIONS, phrasalTerms, PREPOSITIONS, PRONOUNS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
 import type { ToolMode } from '../project/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
@@ -127,7 +127,7 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
   ].join('\n')])));
   const list = (words: Iterable<string>): string => [...words].map((w) => stringLiteral(w)).join(', ');
   const intents = Object.entries(INTENTS).map(([kind, verbs]) => `[${stringLiteral(kind)}] = [${list(new Set(verbs.map(stem)))}],`).join('\n        ');
-  const phrasal = [...PHRASAL_TERMS].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');
+  const phrasal = [...phrasalTerms()].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');
   return [
     template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
     template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __RESOURCE_HELD__: String(RESOURCE_HELD), __NAME_COVERAGE__: String(NAME_COVERAGE) }),

@@ -1,7 +1,7 @@
 import type { ApiModel, HttpMethod, Operation, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
 import { agentTerms, MANY, operationIntents, personTerms, terms } from './search-text.js';
-import { SYNONYMS } from './search-synonyms.js';
+import { synonymsOf } from './search-synonyms.js';
 
 /**
  * The operation index a discovery-mode server searches (`McpSearchIndex.g.json`, embedded in the assembly):
@@ -56,7 +56,7 @@ export function searchIndex(plan: NamePlan, operations: readonly Operation[], mo
       const norm = FIELDS[field] / (1 - B + (B * words.length) / averages[field]);
       for (const word of words) {
         add(frequencies, word, index, norm);
-        for (const synonym of SYNONYMS.get(word) ?? []) add(frequencies, synonym, index, norm * SYNONYM_WEIGHT);
+        for (const synonym of synonymsOf(word)) add(frequencies, synonym, index, norm * SYNONYM_WEIGHT);
       }
     }
   });
@@ -110,7 +110,7 @@ function prior(op: Operation): number {
 
 /** Each distinct word of a tool name, with the terms that stand for it: a query that says them all says what the tool is. */
 function nameWords(toolName: string): string[][] {
-  return [...new Set(terms(toolName))].map((t) => [t, ...(SYNONYMS.get(t) ?? [])]);
+  return [...new Set(terms(toolName))].map((t) => [t, ...synonymsOf(t)]);
 }
 
 /**
@@ -119,7 +119,7 @@ function nameWords(toolName: string): string[][] {
  */
 function resourceTerms(op: Operation): string[] {
   const own = terms(pathPieces(op.path).at(-1) ?? '');
-  return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
+  return [...new Set([...own, ...own.flatMap((t) => synonymsOf(t))])];
 }
 
 /**
@@ -129,7 +129,7 @@ function resourceTerms(op: Operation): string[] {
  */
 function parentTerms(op: Operation): string[] {
   const own = terms(pathPieces(op.path).at(-2) ?? '');
-  return [...new Set([...own, ...own.flatMap((t) => SYNONYMS.get(t) ?? [])])];
+  return [...new Set([...own, ...own.flatMap((t) => synonymsOf(t))])];
 }
 
 /**

@@ -20,11 +20,17 @@ export const PHRASAL_VERBS: Readonly<Record<string, string>> = {
   'put on': 'add', 'put in': 'add', 'put into': 'add', 'let in': 'add', 'take out': 'remove', 'look over': 'review', 'go over': 'review',
 };
 const PARTICLES = new Set(Object.keys(PHRASAL_VERBS).map((pair) => pair.split(' ')[1] ?? ''));
-/** The same table keyed by the verb's term: `tear down`, `tearing down` and `tore down`'s regular forms meet. */
-export const PHRASAL_TERMS: ReadonlyMap<string, string> = new Map(Object.entries(PHRASAL_VERBS).map(([pair, verb]) => {
-  const [head = '', particle = ''] = pair.split(' ');
-  return [`${stem(head)} ${particle}`, verb];
-}));
+let phrasalTable: ReadonlyMap<string, string> | undefined;
+/**
+ * The same table keyed by the verb's term: `tear down`, `tearing down` and `tore down`'s regular forms meet. Made on
+ * first use: stemming is not for commands without a search.
+ */
+export function phrasalTerms(): ReadonlyMap<string, string> {
+  return phrasalTable ??= new Map(Object.entries(PHRASAL_VERBS).map(([pair, verb]) => {
+    const [head = '', particle = ''] = pair.split(' ');
+    return [`${stem(head)} ${particle}`, verb];
+  }));
+}
 
 /** Words after which the next word is not wanted ("without sending it", "don't notify"). */
 export const NEGATIONS = new Set(['not', 'without', 'never', 'no']);
@@ -144,7 +150,7 @@ function joinPhrasalVerbs(list: Entry[]): void {
     for (let j = i + 1; j < Math.min(list.length, i + 4); j++) {
       const particle = list[j]?.word ?? '';
       if (!PARTICLES.has(particle)) continue;
-      const verb = PHRASAL_TERMS.get(`${stem(head.word)} ${particle}`);
+      const verb = phrasalTerms().get(`${stem(head.word)} ${particle}`);
       if (verb !== undefined) {
         list[i] = { word: verb, past: head.past, held: head.held };
         list.splice(j, 1);

@@ -53,7 +53,15 @@ const SYNONYM_GROUPS = [
   'favorite favourite',
 ];
 
-export const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
+let synonyms: ReadonlyMap<string, readonly string[]> | undefined;
+
+/** The thesaurus by term, made on first use: stemming is not for commands without a search. */
+export function synonymsOf(term: string): readonly string[] {
+  synonyms ??= thesaurus();
+  return synonyms.get(term) ?? [];
+}
+
+function thesaurus(): ReadonlyMap<string, readonly string[]> {
   const map = new Map<string, Set<string>>();
   for (const group of SYNONYM_GROUPS) {
     const stems = group.split(' ').map(stem);
@@ -64,4 +72,4 @@ export const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
     }
   }
   return new Map([...map].map(([k, v]) => [k, [...v]]));
-})();
+}
