@@ -55,18 +55,41 @@ internal static class McpSearchFusion
         /// <summary>The positions of the <paramref name="count"/> operations nearest <paramref name="vector"/>, nearest first.</summary>
         public List<int> Nearest(float[] vector, string? tag, int count)
         {
-            var scored = new List<(int Doc, float Score)>(vectors.Count);
+            // The best so far in a heap whose root is the worst of them: one comparison for most operations.
+            var best = new PriorityQueue<int, (float Score, int Doc)>(count + 1, Worst.Instance);
             for (var doc = 0; doc < vectors.Count; doc++)
             {
                 if (tag is not null && !operations[doc].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase))) continue;
-                var row = vectors.Components.AsSpan(doc * McpSearchEmbeddings.Dimensions, McpSearchEmbeddings.Dimensions);
-                var dot = 0f;
-                for (var i = 0; i < row.Length; i++) dot += row[i] * vector[i];
-                scored.Add((doc, dot * vectors.Scales[doc]));
+                var score = Dot(vectors.Components.AsSpan(doc * McpSearchEmbeddings.Dimensions, McpSearchEmbeddings.Dimensions), vector) * vectors.Scales[doc];
+                if (best.Count == count && best.TryPeek(out _, out var worst) && Worst.Instance.Compare((score, doc), worst) <= 0) continue;
+                best.Enqueue(doc, (score, doc));
+                if (best.Count > count) best.Dequeue();
             }
-            scored.Sort((a, b) => b.Score != a.Score ? b.Score.CompareTo(a.Score) : a.Doc.CompareTo(b.Doc));
-            return scored.Take(count).Select(s => s.Doc).ToList();
+            var nearest = new List<int>(best.Count);
+            while (best.Count > 0) nearest.Add(best.Dequeue());
+            nearest.Reverse();
+            return nearest;
         }
+
+        private static float Dot(ReadOnlySpan<sbyte> row, float[] vector)
+        {
+            float a = 0, b = 0, c = 0, d = 0;
+            for (var i = 0; i + 3 < row.Length; i += 4)
+            {
+                a += row[i] * vector[i];
+                b += row[i + 1] * vector[i + 1];
+                c += row[i + 2] * vector[i + 2];
+                d += row[i + 3] * vector[i + 3];
+            }
+            return a + b + c + d;
+        }
+    }
+
+    /// <summary>Orders (score, position) worst first: lower score, then later position.</summary>
+    private sealed class Worst : IComparer<(float Score, int Doc)>
+    {
+        public static readonly Worst Instance = new();
+        public int Compare((float Score, int Doc) x, (float Score, int Doc) y) => x.Score != y.Score ? x.Score.CompareTo(y.Score) : y.Doc.CompareTo(x.Doc);
     }
 
     /// <summary>Makes search_operations hybrid, and loads the model in the background once the server has started.</summary>
@@ -117,7 +140,8 @@ internal static class McpSearchFusion
             }
             var clock = Stopwatch.StartNew();
             var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(), vectors, McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray());
-            semantic.Embed("warm up");
+            // A first search, so that the index is read and the code compiled before a request waits for them.
+            Fuse(semantic, "warm up", semantic.Embed("warm up"), null, 1);
             log.LogInformation("Hybrid search ready: the sentence model loaded in {Milliseconds} ms, {Count} operation vectors.", clock.ElapsedMilliseconds, vectors.Count);
             return semantic;
         }
