@@ -117,8 +117,21 @@ internal static partial class McpSearchEmbeddings
         return new Vectors(count, components, scales);
     }
 
-    /// <summary>The model, from the package's assembly: no file and no download.</summary>
-    public static SentenceEncoder NewEncoder() => new(new SessionOptions { InterOpNumThreads = 1 });
+    /// <summary>
+    /// The model, from the package's assembly: no file and no download. The server's encodes one short request at a
+    /// time, on one thread that does not spin waiting for work (the server's other requests keep the cores); the
+    /// build's encodes batches on every core.
+    /// </summary>
+    public static SentenceEncoder NewEncoder(bool serving = false)
+    {
+        var options = new SessionOptions { InterOpNumThreads = 1 };
+        if (serving)
+        {
+            options.IntraOpNumThreads = 1;
+            options.AddSessionConfigEntry("session.intra_op.allow_spinning", "0");
+        }
+        return new SentenceEncoder(options);
+    }
 
     /// <summary>
     /// What is embedded of an operation: its summary (else title), its tool name's words, its tags and its path's

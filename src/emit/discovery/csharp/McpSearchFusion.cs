@@ -141,7 +141,7 @@ internal static class McpSearchFusion
                 return null;
             }
             var clock = Stopwatch.StartNew();
-            var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(), vectors, McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray());
+            var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(serving: true), vectors, McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray());
             // A first search, so that the index is read and the code compiled before a request waits for them.
             Fuse(semantic, "warm up", semantic.Embed("warm up"), null, 1);
             log.LogInformation("Hybrid search ready: the sentence model loaded in {Milliseconds} ms, {Count} operation vectors.", clock.ElapsedMilliseconds, vectors.Count);
