@@ -5,6 +5,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Numerics.Tensors;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
@@ -62,7 +63,7 @@ internal static class McpSearchFusion
             for (var doc = 0; doc < vectors.Count; doc++)
             {
                 if (tag is not null && !operations[doc].Tags.Any(t => string.Equals(t, tag, StringComparison.OrdinalIgnoreCase))) continue;
-                var score = Dot(vectors.Components.AsSpan(doc * McpSearchEmbeddings.Dimensions, McpSearchEmbeddings.Dimensions), vector) * vectors.Scales[doc];
+                var score = TensorPrimitives.Dot(new ReadOnlySpan<float>(vectors.Components, doc * McpSearchEmbeddings.Dimensions, McpSearchEmbeddings.Dimensions), vector);
                 if (best.Count == count && best.TryPeek(out _, out var worst) && Worst.Instance.Compare((score, doc), worst) <= 0) continue;
                 best.Enqueue(doc, (score, doc));
                 if (best.Count > count) best.Dequeue();
@@ -71,19 +72,6 @@ internal static class McpSearchFusion
             while (best.Count > 0) nearest.Add(best.Dequeue());
             nearest.Reverse();
             return nearest;
-        }
-
-        private static float Dot(ReadOnlySpan<sbyte> row, float[] vector)
-        {
-            float a = 0, b = 0, c = 0, d = 0;
-            for (var i = 0; i + 3 < row.Length; i += 4)
-            {
-                a += row[i] * vector[i];
-                b += row[i + 1] * vector[i + 1];
-                c += row[i + 2] * vector[i + 2];
-                d += row[i + 3] * vector[i + 3];
-            }
-            return a + b + c + d;
         }
     }
 
