@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,scale,load,load-auth,tasks] [--calls N] [--no-profile] [--out FILE] [--keep]`
+ * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,search-hybrid,scale,load,load-auth,tasks] [--calls N] [--no-profile] [--out FILE] [--keep]`
  *
  * The performance benchmark. Prints one markdown table (with the goals of the performance issue,
  * PASS/MISS) and short notes, and writes them with the machine they ran on to docs/benchmarks.md
@@ -16,6 +16,9 @@
  *  build    `dotnet build --no-restore` of the generated GitHub project (and the example), from clean
  *  search   discovery mode: recall@1/3/10 of the operation search over four query sets (fifteen real
  *           APIs: one set tuned on, one held out, two written blind), and tools/list bytes in both modes
+ *  search-hybrid  --search hybrid: recall@1/3/10 lexical and hybrid of each query set through the built servers'
+ *           own search, the build's embedding time, the model's load, a request's embedding, the fused search,
+ *           and all of Graph hybrid: build, start, search round trips; published size
  *  scale    Microsoft Graph in both modes: init, dotnet build (time, peak memory), start to the first
  *           tools/list page, RSS, and 1,000 search_operations round trips
  *  load     HTTP transport under load: the shared.yaml `--transport http` server as two replicas
@@ -30,7 +33,7 @@
  * same round, interleaved and in rotating order, because the machine is noisy.
  *
  * Each area is one module of scripts/bench/ (an Area: generation.ts, server-start.ts, tool-call.ts,
- * payload.ts, build.ts, search.ts, scale.ts, load.ts, load-auth.ts, tasks.ts), listed below in the order it runs and reports.
+ * payload.ts, build.ts, search.ts, search-hybrid.ts, scale.ts, load.ts, load-auth.ts, tasks.ts), listed below in the order it runs and reports.
  * They share one BenchContext (context.ts: options, specs, the generator snapshot, results) and the
  * helpers beside them: generator.ts (running a generation command), projects.ts (generated projects,
  * dotnet build), servers.ts (starting a generated server), deployment.ts (replicas behind nginx, for
@@ -48,6 +51,7 @@ import { renderReport, writeReport } from './bench/report.js';
 import { serverStart } from './bench/server-start.js';
 import { toolCall } from './bench/tool-call.js';
 import { search } from './bench/search.js';
+import { searchHybrid } from './bench/search-hybrid.js';
 import { scale } from './bench/scale.js';
 import { load } from './bench/load.js';
 import { loadAuth } from './bench/load-auth.js';
@@ -55,7 +59,7 @@ import { tasks } from './bench/tasks.js';
 import { loadScripts } from './bench/load-scripts.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, scale, load, loadAuth, tasks, loadScripts];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, searchHybrid, scale, load, loadAuth, tasks, loadScripts];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);

@@ -18,6 +18,9 @@ export const transport = (options: { transport?: string; forwardAuth?: string; a
 });
 export const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
 export const CONFIRM = '"destructive": a destructive tool (DELETE, or what x-mcp confirm marks) asks the user through MCP elicitation before its request is sent, and sends nothing unless the user accepts; the server\'s CONFIRM setting "off" turns it off for trusted automation';
+export const SEARCH = 'with --mode discovery or code: "lexical" (the default) ranks by the words of the request, "hybrid" fuses that ranking with a sentence model\'s (all-MiniLM-L6-v2, shipped as a NuGet package; the build computes the operations\' vectors), which finds more requests phrased in other words than the API\'s';
+/** The `--search` option, when given. */
+export const search = (options: { search?: string }): { search?: string } => (options.search === undefined ? {} : { search: options.search });
 /** The `--confirm` option, when given. */
 export const confirm = (options: { confirm?: string }): { confirm?: string } => (options.confirm === undefined ? {} : { confirm: options.confirm });
 export const RESOURCES = 'GET operations without side effects also become MCP resources: one that needs no argument a resource (<server>://books), one whose only required parameters are path parameters a resource template (<server>://books/{bookId}); tools writes McpResources.g.cs, host registers it';

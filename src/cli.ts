@@ -17,7 +17,7 @@ import { packageVersion } from './package.js';
 import { regenerate } from './regenerate.js';
 import { bundle, MCPB_PACKAGE } from './bundle.js';
 import type { LoadOptions } from './load/document.js';
-import { EXTERNAL_REFS, MODE, mode, TRANSPORT, FORWARD_AUTH, AUTH, EXCHANGE, transport, STRUCTURED, CONFIRM, confirm, RESOURCES, CHECK, splitTags, collect, each, OVERLAY } from './cli-options.js';
+import { EXTERNAL_REFS, MODE, mode, TRANSPORT, FORWARD_AUTH, AUTH, EXCHANGE, transport, STRUCTURED, CONFIRM, confirm, SEARCH, search, RESOURCES, CHECK, splitTags, collect, each, OVERLAY } from './cli-options.js';
 
 interface Io {
   out(text: string): void;
@@ -123,13 +123,14 @@ function buildProgram(io: Io): Command {
     });
 
   program.command('host')
-    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs, McpCaller.cs; McpToolCatalog.cs in operations mode, McpDiscovery.cs, McpSearch.cs and McpSearchQuery.cs in discovery mode; McpResourceSupport.cs with --resources; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
+    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs, McpCaller.cs; McpToolCatalog.cs in operations mode, McpDiscovery.cs, McpSearch.cs and McpSearchQuery.cs in discovery mode, with --search hybrid McpSearchEmbeddings.cs and McpSearchFusion.cs too; McpResourceSupport.cs with --resources; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
     .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
     .requiredOption('--ext-namespace <namespace>', 'namespace of the generated REST client')
     .option('--openapi-url <spec>', 'OpenAPI document whose security schemes the host sends credentials for')
     .option('--mode <mode>', MODE)
+    .option('--search <kind>', SEARCH)
     .option('--resources', RESOURCES)
     .option('--transport <transport>', TRANSPORT)
     .option('--forward-auth <header>', FORWARD_AUTH)
@@ -140,11 +141,11 @@ function buildProgram(io: Io): Command {
     .option('--allow-external-refs', EXTERNAL_REFS)
     .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; confirm?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; search?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; confirm?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
-        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options),
+        serverName: options.serverName, namespace: options.namespace, clientNamespace: options.extNamespace, ...mode(options), ...transport(options), ...search(options),
         ...confirm(options), ...(options.resources === true && { resources: true }),
         ...(api !== undefined && { api }),
         ...(options.framework !== undefined && { framework: options.framework }),
@@ -163,6 +164,7 @@ function buildProgram(io: Io): Command {
     .requiredOption('--output-dir <dir>', 'directory of the new project (created if missing)')
     .option('--check', CHECK))
     .option('--mode <mode>', MODE)
+    .option('--search <kind>', SEARCH)
     .option('--structured-output', STRUCTURED)
     .option('--confirm <which>', CONFIRM)
     .option('--resources', RESOURCES)
@@ -176,7 +178,7 @@ function buildProgram(io: Io): Command {
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
     .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; search?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;
@@ -185,7 +187,7 @@ function buildProgram(io: Io): Command {
       const framework = options.framework ?? await (detected ?? detectFrameworkAsync());
       const project = generateProject(api, {
         serverName: options.serverName, outputDir: options.outputDir, ...selection(options), framework, launch: options.launch,
-        clients, ...mode(options), ...transport(options), structuredOutput: options.structuredOutput === true, ...confirm(options), ...(options.resources === true && { resources: true }),
+        clients, ...mode(options), ...search(options), ...transport(options), structuredOutput: options.structuredOutput === true, ...confirm(options), ...(options.resources === true && { resources: true }),
         package: options.package === true, regenerate: options.regenerate, allowExternalRefs: options.allowExternalRefs === true,
         ...(options.generator !== undefined && { generator: options.generator }),
       });

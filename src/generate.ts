@@ -22,6 +22,7 @@ import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
 import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
+import { checkSearch } from './emit/discovery/hybrid.js';
 import { emitResources, planResources } from './emit/resources/resources.js';
 
 export type { GeneratedFile };
@@ -98,6 +99,8 @@ export interface HostProjectOptions {
   /** The API whose security schemes the host configures; none when absent. */
   readonly api?: PreparedApi;
   readonly mode?: ToolMode;
+  /** `hybrid`: search_operations fuses the lexical ranking with sentence vectors' (discovery and code mode). */
+  readonly search?: string;
   /** Publish the resources of McpResources.g.cs (written with the tools' `resources`). */
   readonly resources?: boolean;
   readonly transport?: Transport;
@@ -128,6 +131,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
     mode: checkMode(options.mode),
+    ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' as const }),
     ...(options.resources === true && { resources: checkResources(options) }),
     ...hostTransport(options),
     ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
@@ -160,6 +164,8 @@ export interface ProjectOptions extends Selection {
   /** How the client entries start the server (default `run`: `dotnet run --project`, SPEC 2.4). */
   readonly launch?: Launch;
   readonly mode?: ToolMode;
+  /** `hybrid`: search_operations fuses the lexical ranking with sentence vectors'. */
+  readonly search?: string;
   readonly structuredOutput?: boolean;
   /** GET operations without side effects are also MCP resources. */
   readonly resources?: boolean;
@@ -207,6 +213,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
   } : undefined;
   const host = generateHost({
     serverName: options.serverName, namespace, clientNamespace, api, framework, ...(options.mode !== undefined && { mode: options.mode }),
+    ...(options.search !== undefined && { search: options.search }),
     ...(options.resources === true && { resources: true }),
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
     ...(options.auth !== undefined && { auth: options.auth }),
@@ -264,6 +271,7 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
       ...(options.exclude !== undefined && { exclude: options.exclude }),
       ...(options.readOnly === true && { readOnly: true }),
       ...(options.mode !== undefined && options.mode !== 'operations' && { mode: options.mode }),
+      ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' }),
       ...(options.structuredOutput === true && { structuredOutput: true }),
       ...(options.confirm !== undefined && { confirm: options.confirm }),
       ...(options.resources === true && { resources: true }),

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { CONFIRM_POLICIES } from './model/confirm.js';
+import { SEARCH_KINDS } from './emit/discovery/hybrid.js';
 import { join, resolve } from 'node:path';
 import { GeneratorError } from './errors.js';
 import { describeIoError } from './load/source.js';
@@ -43,6 +44,7 @@ export async function readRecord(directory: string, command = 'regenerate'): Pro
     if (options[key] !== undefined && typeof options[key] !== 'boolean') fail(`/options/${key}`, 'must be true or false');
   }
   if (options.mode !== undefined && !(TOOL_MODES as readonly unknown[]).includes(options.mode)) fail('/options/mode', `must be one of ${TOOL_MODES.join(', ')}`);
+  if (options.search !== undefined && !(SEARCH_KINDS as readonly unknown[]).includes(options.search)) fail('/options/search', `must be one of ${SEARCH_KINDS.join(', ')}`);
   if (options.confirm !== undefined && !(CONFIRM_POLICIES as readonly unknown[]).includes(options.confirm)) fail('/options/confirm', `must be one of ${CONFIRM_POLICIES.join(', ')}`);
   return { generator: String(record.generator ?? ''), spec: record.spec, ...(overlays !== undefined && { overlays }), serverName: record.serverName, options };
 }

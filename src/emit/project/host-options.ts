@@ -27,6 +27,8 @@ export interface HostOptions {
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
   readonly mode: ToolMode;
+  /** `hybrid`: search_operations fuses the lexical ranking with sentence vectors' (discovery and code mode). */
+  readonly search?: 'lexical' | 'hybrid';
   /** `--resources`: the server also publishes McpResources (GET operations as resources). */
   readonly resources?: boolean;
   readonly transport: Transport;

@@ -26,6 +26,8 @@ export interface GenerationRecord {
     readonly exclude?: readonly string[];
     readonly readOnly?: boolean;
     readonly mode?: string;
+    /** `hybrid`: the host's search_operations is hybrid (the sources are the same; recorded as the project was made). */
+    readonly search?: string;
     readonly structuredOutput?: boolean;
     readonly confirm?: string;
     readonly resources?: boolean;

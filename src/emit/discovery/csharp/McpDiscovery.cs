@@ -33,6 +33,9 @@ internal static class McpDiscovery
     /// <summary>Code mode: an operation's signature as a script calls it, which detail "full" gives in place of its inputSchema.</summary>
     public static Func<string, string?>? SignatureOf { get; set; }
 
+    /// <summary>The search search_operations answers with, when not the lexical one (the hybrid search, McpSearchFusion).</summary>
+    public static Func<string, string?, int, IReadOnlyList<McpSearch.Operation>>? Searcher { get; set; }
+
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
@@ -41,7 +44,7 @@ __SEARCH_TOOL__
     {
         var full = detail == "full";
         var found = new JsonArray();
-        foreach (var operation in McpSearch.Index.Search(query, tag, limit))
+        foreach (var operation in Searcher?.Invoke(query, tag, limit) ?? McpSearch.Index.Search(query, tag, limit))
         {
             found.Add(Hit(operation, full, context.Server));
         }
