@@ -138,8 +138,14 @@ __CALL_TOOL__
     /// </summary>
     public static void AnnotateReach(IEnumerable<McpServerTool> tools)
     {
+        // The methods listed once: a lookup by name per member scans them all each time (seconds for Graph's 11,422).
+        var methods = new Dictionary<string, MethodInfo>(StringComparer.Ordinal);
+        foreach (var method in typeof(McpTools).GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            methods.TryAdd(method.Name, method);
+        }
         var reached = McpSearch.Index.Members
-            .Select(member => typeof(McpTools).GetMethod(member, BindingFlags.Public | BindingFlags.Static)?.GetCustomAttribute<McpServerToolAttribute>())
+            .Select(member => methods.GetValueOrDefault(member)?.GetCustomAttribute<McpServerToolAttribute>())
             .OfType<McpServerToolAttribute>()
             .ToList();
         foreach (var tool in tools.Where(t => t.ProtocolTool.Name is "call_operation" or "run_script"))
