@@ -81,7 +81,7 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
   const { selected, skipped } = selectOperations(api.model, plan, options);
   const beside = mode === 'operations' ? [] : [
     { path: SEARCH_INDEX_FILE, content: searchIndex(plan, selected, api.model) },
-    emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected), mode),
+    emitDiscoveryText(options.namespace, `${api.model.title} ${api.model.version}`.trim(), searchMap(selected), mode, selected),
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
   if (options.resources) beside.push(emitResources(api.model, planResources(plan, selected, options.resources.serverName), options.namespace));

@@ -55,7 +55,7 @@ test('without tags, the map is of the first path segments that name something; n
 test('McpDiscoveryText.g.cs holds search_operations\' description with the map, escaped as a C# string literal', () => {
   const map = searchMap(tagged(['say "hi" \\ */ </summary> {0}'], ['😀']));
   assert.equal(map, 'Tags: say "hi" \\ */ </summary> {0} (1), 😀 (1).');
-  const file = emitDiscoveryText('Ns', 'Spec "1" */', map);
+  const file = emitDiscoveryText('Ns', 'Spec "1" */', map, 'discovery', []);
   assert.equal(file.path, DISCOVERY_TEXT_FILE);
   const description = discoveryTools('discovery', map).find((t) => t.name === 'search_operations')?.description ?? '';
   assert.ok(description.endsWith(`\n${map}`), description);
@@ -79,4 +79,15 @@ test('tools --mode discovery counts the selected operations only; report sizes t
     assert.equal(report.discoveryBytes, Buffer.byteLength(JSON.stringify({ tools: discoveryListing(map) })));
     assert.equal(report.discoveryBytes, Buffer.byteLength(JSON.stringify({ tools: discoveryListing() })) + Buffer.byteLength(`\\n${map}`));
   }
+});
+
+test('McpDiscoveryText.g.cs annotates call_operation and run_script as the least permissive selected operation', async () => {
+  const api = await prepare(EXAMPLE_SPEC);
+  const reach = (selection: { readOnly?: boolean; tags?: string[] }, mode: 'discovery' | 'code' = 'discovery'): string[] =>
+    [...(generateTools(api, { namespace: 'P', clientNamespace: 'P.C', mode, ...selection }).beside.find((f) => f.path === DISCOVERY_TEXT_FILE)?.content ?? '')
+      .matchAll(/internal const bool (Reach\w+) = (true|false);/g)].map((m) => `${m[1]}=${m[2]}`);
+  assert.deepEqual(reach({}), ['ReachReadOnly=false', 'ReachDestructive=true', 'ReachIdempotent=false'], 'the petstore deletes and creates');
+  assert.deepEqual(reach({ readOnly: true }), ['ReachReadOnly=true', 'ReachDestructive=false', 'ReachIdempotent=true'], 'only GET and HEAD');
+  assert.deepEqual(reach({ readOnly: true }, 'code'), ['ReachReadOnly=true', 'ReachDestructive=false', 'ReachIdempotent=true'], 'code mode writes them too');
+  assert.deepEqual(reach({ tags: ['owners'] }), ['ReachReadOnly=true', 'ReachDestructive=false', 'ReachIdempotent=true'], 'the owners tag only reads');
 });

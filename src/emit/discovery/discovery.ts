@@ -6,6 +6,8 @@ import type { ToolMode } from '../project/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { banner } from '../shared/banner.js';
 import type { SearchIndex } from './search-index.js';
+import type { Operation } from '../../model/types.js';
+import { toolHints } from '../tools/tools.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
 const template = templates('discovery');
@@ -141,11 +143,18 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
  * McpDiscoveryText.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files
  * do not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
  */
-export function emitDiscoveryText(namespace: string, source: string, map: string, mode: ToolMode = 'discovery'): GeneratedFile {
+export function emitDiscoveryText(namespace: string, source: string, map: string, mode: ToolMode, operations: readonly Operation[]): GeneratedFile {
   const constants = discoveryTools(mode, map).flatMap((tool) => (tool.describedBy === undefined ? [] : [
     `    /// <summary>The description of ${tool.name}: what it answers, and the map of the selected operations.</summary>`,
     `    internal const string ${tool.describedBy} = ${stringLiteral(tool.description)};`,
   ]));
+  const hints = operations.map(toolHints);
+  const reach = [
+    '    // call_operation and run_script reach every selected operation: annotated as the least permissive of their tools.',
+    `    internal const bool ReachReadOnly = ${hints.every((h) => h.readOnly)};`,
+    `    internal const bool ReachDestructive = ${hints.some((h) => h.destructive)};`,
+    `    internal const bool ReachIdempotent = ${hints.every((h) => h.idempotent)};`,
+  ];
   return {
     path: DISCOVERY_TEXT_FILE,
     content: [
@@ -158,6 +167,7 @@ export function emitDiscoveryText(namespace: string, source: string, map: string
       `internal static class ${DISCOVERY_TEXT_CLASS}`,
       '{',
       ...constants,
+      ...reach,
       '}',
       '',
     ].join('\n'),

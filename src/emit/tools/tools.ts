@@ -12,19 +12,27 @@ import { CONFIRM_ATTRIBUTE, CONFIRM_CLASS, CONFIRM_CONTEXT_PARAMETER, emitConfir
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
 
+/** What a tool's annotations say of its operation. */
+export interface ToolHints { readonly readOnly: boolean; readonly destructive: boolean; readonly idempotent: boolean }
+
 /** MCP tool annotations by HTTP method; an operation the spec marks for confirmation is destructive whatever its method. */
-function annotations(op: Operation): string {
-  if (isDestructive(op)) return `ReadOnly = false, Destructive = true, Idempotent = ${op.method === 'delete'}`;
-  return methodAnnotations(op.method);
+export function toolHints(op: Operation): ToolHints {
+  if (isDestructive(op)) return { readOnly: false, destructive: true, idempotent: op.method === 'delete' };
+  return methodHints(op.method);
 }
 
-function methodAnnotations(method: HttpMethod): string {
+function methodHints(method: HttpMethod): ToolHints {
   switch (method) {
-    case 'get': case 'head': case 'options': case 'trace': return 'ReadOnly = true, Destructive = false, Idempotent = true';
-    case 'delete': return 'ReadOnly = false, Destructive = true, Idempotent = true';
-    case 'put': return 'ReadOnly = false, Destructive = false, Idempotent = true';
-    case 'post': case 'patch': return 'ReadOnly = false, Destructive = false, Idempotent = false';
+    case 'get': case 'head': case 'options': case 'trace': return { readOnly: true, destructive: false, idempotent: true };
+    case 'delete': return { readOnly: false, destructive: true, idempotent: true };
+    case 'put': return { readOnly: false, destructive: false, idempotent: true };
+    case 'post': case 'patch': return { readOnly: false, destructive: false, idempotent: false };
   }
+}
+
+function annotations(op: Operation): string {
+  const hints = toolHints(op);
+  return `ReadOnly = ${hints.readOnly}, Destructive = ${hints.destructive}, Idempotent = ${hints.idempotent}`;
 }
 
 /**

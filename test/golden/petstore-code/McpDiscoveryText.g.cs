@@ -11,4 +11,8 @@ internal static class McpDiscoveryText
 {
     /// <summary>The description of search_operations: what it answers, and the map of the selected operations.</summary>
     internal const string SearchDescription = "Finds the API operations that do what you describe, best first: JSON [{name, title, method, path, tags, summary}]. Then describe_operation gives one's signature; run_script calls it as api.<name>(args).\nTags: pets (6), owners (2).";
+    // call_operation and run_script reach every selected operation: annotated as the least permissive of their tools.
+    internal const bool ReachReadOnly = false;
+    internal const bool ReachDestructive = true;
+    internal const bool ReachIdempotent = false;
 }

@@ -144,28 +144,18 @@ internal static class McpDiscovery
 
     /// <summary>
     /// Annotates call_operation and run_script, which can reach every operation, as the least permissive of those
-    /// operations' tools: read-only and idempotent only if all are, destructive if any is.
+    /// operations' tools: read-only and idempotent only if all are, destructive if any is (worked out by the generator).
     /// </summary>
     public static void AnnotateReach(IEnumerable<McpServerTool> tools)
     {
-        // The methods listed once: a lookup by name per member scans them all each time (seconds for Graph's 11,422).
-        var methods = new Dictionary<string, MethodInfo>(StringComparer.Ordinal);
-        foreach (var method in typeof(McpTools).GetMethods(BindingFlags.Public | BindingFlags.Static))
-        {
-            methods.TryAdd(method.Name, method);
-        }
-        var reached = McpSearch.Index.Members
-            .Select(member => methods.GetValueOrDefault(member)?.GetCustomAttribute<McpServerToolAttribute>())
-            .OfType<McpServerToolAttribute>()
-            .ToList();
         foreach (var tool in tools.Where(t => t.ProtocolTool.Name is "call_operation" or "run_script"))
         {
             tool.ProtocolTool.Annotations = new ToolAnnotations
             {
                 Title = tool.ProtocolTool.Title,
-                ReadOnlyHint = reached.All(a => a.ReadOnly),
-                DestructiveHint = reached.Any(a => a.Destructive),
-                IdempotentHint = reached.All(a => a.Idempotent),
+                ReadOnlyHint = McpDiscoveryText.ReachReadOnly,
+                DestructiveHint = McpDiscoveryText.ReachDestructive,
+                IdempotentHint = McpDiscoveryText.ReachIdempotent,
                 OpenWorldHint = true,
             };
         }
