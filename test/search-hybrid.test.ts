@@ -22,7 +22,7 @@ import { scratchDir } from './support/scratch.js';
 const run = promisify(execFile);
 const SPEC = 'test/fixtures/real-apis/alertmanager-v0.25.0.yaml';
 /** Shares no word, after stemming and the thesaurus, with DELETE /silence/{silenceID} (delete_silence, no summary). */
-const REQUEST = 'stop muting the disk warning';
+const REQUEST = 'unmute the disk warning';
 const MEANT = 'delete_silence';
 const quiet = { out: () => {}, err: () => {} };
 

@@ -139,6 +139,12 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
   ];
 }
 
+/** The annotations of call_operation and run_script, as McpDiscoveryText's constants: the least permissive of the operations'. */
+export function reachHints(operations: readonly Operation[]): { ReachReadOnly: boolean; ReachDestructive: boolean; ReachIdempotent: boolean } {
+  const hints = operations.map(toolHints);
+  return { ReachReadOnly: hints.every((h) => h.readOnly), ReachDestructive: hints.some((h) => h.destructive), ReachIdempotent: hints.every((h) => h.idempotent) };
+}
+
 /**
  * McpDiscoveryText.g.cs, written with McpTools.g.cs (it depends on the selected operations, which the host's files
  * do not): the descriptions of the discovery tools that carry `map`, as constants McpDiscovery.cs's attributes name.
@@ -148,12 +154,9 @@ export function emitDiscoveryText(namespace: string, source: string, map: string
     `    /// <summary>The description of ${tool.name}: what it answers, and the map of the selected operations.</summary>`,
     `    internal const string ${tool.describedBy} = ${stringLiteral(tool.description)};`,
   ]));
-  const hints = operations.map(toolHints);
   const reach = [
     '    // call_operation and run_script reach every selected operation: annotated as the least permissive of their tools.',
-    `    internal const bool ReachReadOnly = ${hints.every((h) => h.readOnly)};`,
-    `    internal const bool ReachDestructive = ${hints.some((h) => h.destructive)};`,
-    `    internal const bool ReachIdempotent = ${hints.every((h) => h.idempotent)};`,
+    ...Object.entries(reachHints(operations)).map(([name, value]) => `    internal const bool ${name} = ${value};`),
   ];
   return {
     path: DISCOVERY_TEXT_FILE,

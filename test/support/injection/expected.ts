@@ -9,7 +9,7 @@ import { bareName } from '../../../src/names/identifiers.js';
 import { toolDescription } from '../../../src/emit/shared/describe.js';
 import { inputSchema } from '../../../src/emit/tools/input-schema.js';
 import { methodParameters } from '../../../src/emit/shared/signature.js';
-import { DISCOVERY_TEXT_CLASS, discoveryTools } from '../../../src/emit/discovery/discovery.js';
+import { DISCOVERY_TEXT_CLASS, discoveryTools, reachHints } from '../../../src/emit/discovery/discovery.js';
 import { searchMap } from '../../../src/emit/discovery/search-map.js';
 import type { AttributeInfo, MemberInfo, TypeInfo } from './batch.js';
 
@@ -230,7 +230,8 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
   const discovery = find(namespace, DISCOVERY);
   if (discovery) {
     const described = discoveryTools('discovery', searchMap(api.model.operations)).flatMap((t) => (t.describedBy === undefined ? [] : [[t.describedBy, t.description] as const]));
-    problems.push(...diffNames(`members of ${DISCOVERY}`, discovery.members.filter((m) => !isCompilerGenerated(m.name)).map((m) => `${m.kind} ${m.name}`), described.map(([name]) => `Field ${name}`)));
+    const reach = Object.keys(reachHints(api.model.operations));
+    problems.push(...diffNames(`members of ${DISCOVERY}`, discovery.members.filter((m) => !isCompilerGenerated(m.name)).map((m) => `${m.kind} ${m.name}`), [...described.map(([name]) => `Field ${name}`), ...reach.map((name) => `Field ${name}`)]));
     for (const [name, text] of described) expectAttributeText(problems, `${DISCOVERY}.${name}`, discovery.members.find((m) => m.name === name)?.constant, text);
   }
   return problems;
