@@ -40,6 +40,9 @@ export function checkSearch(search: string | undefined, mode: string | undefined
   return search as SearchKind;
 }
 
+/** The host's search is hybrid: asked for, and a mode with a search (discovery or code). */
+export const isHybrid = (options: { readonly search?: string; readonly mode: string }): boolean => options.search === 'hybrid' && options.mode !== 'operations';
+
 /** The host's hybrid search files: the vectors (and the build step that writes them) and the fusion. */
 export function emitHybrid(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
   return [

@@ -13,7 +13,7 @@ import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
 import { emitConfirm } from '../tools/confirm.js';
 import { emitResourceSupport } from '../resources/resources.js';
-import { emitHybrid, HYBRID_PACKAGES, hybridProjectLines } from '../discovery/hybrid.js';
+import { emitHybrid, HYBRID_PACKAGES, hybridProjectLines, isHybrid } from '../discovery/hybrid.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [
@@ -45,7 +45,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...(options.confirm !== undefined ? [emitConfirm(options.namespace, options.clientNamespace, source)] : []),
     ...(options.mode !== 'operations' ? emitDiscovery(options.namespace, options.clientNamespace, source, options.mode) : [emitToolCatalog(options.namespace, options.clientNamespace, source)]),
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
-    ...(hybrid(options) ? emitHybrid(options.namespace, options.clientNamespace, source) : []),
+    ...(isHybrid(options) ? emitHybrid(options.namespace, options.clientNamespace, source) : []),
     ...(options.resources === true ? [emitResourceSupport(options.namespace, options.clientNamespace, source)] : []),
     ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
@@ -53,9 +53,6 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
   ];
 }
-
-/** The search of discovery and code mode is hybrid. */
-const hybrid = (options: HostOptions): boolean => options.search === 'hybrid' && options.mode !== 'operations';
 
 /** A value from the spec or the command line: MSBuild's special characters as %XX (no $(…) or @(…) expands), then XML. */
 const literal = (text: string): string => text
@@ -77,7 +74,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(hybrid(options) ? HYBRID_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(isHybrid(options) ? HYBRID_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',
@@ -86,7 +83,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     ...(options.mode === 'code' ? [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`] : []),
     '  </ItemGroup>',
     '',
-    ...(hybrid(options) ? hybridProjectLines() : []),
+    ...(isHybrid(options) ? hybridProjectLines() : []),
     ...(options.package ? packageProjectLines(options.package, literal) : []),
     ...(options.regenerate ? regenerationProjectLines(options.regenerate, projectName, literal) : []),
     '</Project>',

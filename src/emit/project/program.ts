@@ -13,7 +13,7 @@ import { readLimitSettings, useLimits } from '../http/limits.js';
 import { ICONS_MEMBER, readIconSetting } from './server-icon.js';
 import { readConfirmSetting } from '../tools/confirm.js';
 import { registerResources } from '../resources/resources.js';
-import { hybridFlags, useHybrid } from '../discovery/hybrid.js';
+import { hybridFlags, isHybrid, useHybrid } from '../discovery/hybrid.js';
 
 /** Program.cs of the generated host: settings, credentials, the API's HttpClient, the MCP server and its transport. */
 export function emitProgram(options: HostOptions): string {
@@ -31,7 +31,7 @@ export function emitProgram(options: HostOptions): string {
     w.line('if (args is [Tools.McpScriptRunner.Flag]) return Tools.McpScriptRunner.Run();');
     w.line();
   }
-  if (options.search === 'hybrid' && options.mode !== 'operations') hybridFlags(w);
+  if (isHybrid(options)) hybridFlags(w);
   if (http) {
     w.line('// Listens where ASPNETCORE_URLS or --urls say (http://localhost:5000 when neither does).');
     w.line('var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });');
@@ -199,7 +199,7 @@ export function emitProgram(options: HostOptions): string {
     w.line('Tools.McpToolSupport.PublishInputSchemas(app.Services.GetServices<McpServerTool>());');
     w.line('// A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).');
     w.line('Tools.McpDiscovery.AnnotateReach(app.Services.GetServices<McpServerTool>());');
-    if (options.search === 'hybrid') useHybrid(w);
+    if (isHybrid(options)) useHybrid(w);
   } else {
     w.line('// The tools of McpTools, with the input schemas the generator wrote from the spec, constraints and all; arguments are');
     w.line('// read with the client\'s JSON settings: exact property names (an API may have both xAxis and xaxis).');
