@@ -190,13 +190,10 @@ internal sealed partial class McpSearch
         return top[k - 1];
     }
 
-    /// <summary>The operation with this tool name, if there is one.</summary>
     /// <summary>Every operation's name, in index order.</summary>
     public IEnumerable<string> Names => operations.Select(o => o.Name);
 
-    /// <summary>Every operation's method of McpTools, in index order.</summary>
-    public IEnumerable<string> Members => operations.Select(o => o.Member);
-
+    /// <summary>The operation with this tool name, if there is one.</summary>
     public Operation? Find(string name) => byName.TryGetValue(name, out var index) ? operations[index] : null;
 
     /// <summary>The answer to a name that is not an operation's: the nearest names, by edit distance.</summary>
