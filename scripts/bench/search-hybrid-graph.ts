@@ -11,6 +11,7 @@ import { specOf } from './context.js';
 import { firstErrorLine, int, ms, quantile, seconds } from './lib.js';
 import { verdict } from './results.js';
 import { startServer, stopServer } from './servers.js';
+import { searchTimes, type Ranked } from './search-hybrid-times.js';
 
 const AREA = '6b hybrid search';
 const SEARCHES = 200;
@@ -44,6 +45,7 @@ export async function benchHybridGraph(context: BenchContext, queries: readonly 
   } catch (error) {
     problems.push(`hybrid Graph server: ${(error as Error).message}`);
   }
+  evaluateGraph(context, join(out, 'Bench.dll'), queries, Number(embedded?.[1]));
   await rm(join(dir, 'obj'), { recursive: true, force: true });
   await publishSizes(context, join(context.work, 'search-hybrid', 'gitea'));
 }
@@ -70,4 +72,13 @@ async function size(path: string): Promise<number> {
   let total = 0;
   for (const entry of entries) if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
   return total;
+}
+
+/** Every Graph request of the sets, twice, through the search of all of Graph (its evaluation run): the search's times at its size. */
+function evaluateGraph(context: BenchContext, dll: string, queries: readonly string[], operations: number): void {
+  const { rows, problems } = context.results;
+  const run = spawnSync('dotnet', [dll, '--mcp-search-evaluate'], { input: `${[...queries, ...queries].join('\n')}\n`, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, BENCH_BASE_URL: 'http://127.0.0.1:9/' } });
+  if (run.status !== 0) return void problems.push(`hybrid Graph evaluation: exit ${run.status}: ${firstErrorLine(run.stderr ?? '')}`);
+  const [, ...ranked] = (run.stdout ?? '').trim().split('\n').map((l) => JSON.parse(l) as Ranked);
+  rows.push(...searchTimes(ranked, `MS Graph, all ${int(operations)} operations`));
 }

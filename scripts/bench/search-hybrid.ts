@@ -13,6 +13,7 @@ import type { Area } from './area.js';
 import type { BenchContext } from './context.js';
 import { firstErrorLine, int, ms, percent, quantile, seconds } from './lib.js';
 import { benchHybridGraph } from './search-hybrid-graph.js';
+import { searchTimes, type Ranked } from './search-hybrid-times.js';
 
 const AREA = '6b hybrid search';
 /** Jellyfin's set is the proof set: its totals only, and nothing was tuned on it. */
@@ -31,8 +32,6 @@ interface QuerySet {
   readonly queries: readonly { spec: string; query: string; expect: string }[];
 }
 
-/** One request's answer from the evaluation run. */
-interface Ranked { query: string; lexical: string[]; lexicalDeep: string[]; hybrid?: string[]; cosine?: string[]; embedMs?: number; searchMs?: number }
 
 /** What the evaluation of one API gave: each request's rankings by its text, and the costs. */
 interface Evaluated { ranked: Map<string, Ranked>; operationOf: Map<string, string>; loadMs: number; embedBuildMs: number; operations: number; vectorBytes: number; buildSeconds: number }
@@ -82,11 +81,8 @@ async function benchHybrid(context: BenchContext): Promise<void> {
     rows.push({ area: AREA, what: 'build: operations\' vectors (McpSearchEmbeddings.bin, int8)', spec: `${key} (${int(e.operations)} operations)`, value: seconds(e.embedBuildMs / 1000, 1), spread: `build ${seconds(e.buildSeconds, 0)} in all`, beside: `${int(e.vectorBytes)} bytes`, goal: '', status: '' });
   }
   const loads = [...evaluated.values()].map((e) => e.loadMs);
-  const embeds = all.flatMap((r) => (r.embedMs === undefined ? [] : [r.embedMs]));
-  const searches = all.flatMap((r) => (r.searchMs === undefined ? [] : [r.searchMs]));
   rows.push({ area: AREA, what: 'model and vectors load (evaluation run)', spec: `${evaluated.size} APIs`, value: `median ${ms(quantile(loads, 0.5), 0)}`, spread: `max ${ms(Math.max(...loads), 0)}`, beside: '', goal: '', status: '' });
-  rows.push({ area: AREA, what: 'request embedding (all-MiniLM-L6-v2)', spec: `${embeds.length} requests`, value: `p50 ${ms(quantile(embeds, 0.5))}, p99 ${ms(quantile(embeds, 0.99))}`, spread: '', beside: '', goal: '', status: '' });
-  rows.push({ area: AREA, what: 'fused search, the request\'s vector given (lexical + cosine depth 50 + fusion)', spec: `${searches.length} requests`, value: `p50 ${ms(quantile(searches, 0.5))}, p99 ${ms(quantile(searches, 0.99))}`, spread: '', beside: '', goal: 'p99 ≤ 10 ms', status: quantile(searches, 0.99) <= 10 ? 'PASS' : 'MISS' });
+  rows.push(...searchTimes(all, `${evaluated.size} APIs of the query sets`));
   // Every request's rankings, for tuning the fusion (never on Jellyfin's): kept with --keep.
   const rankings = join(context.work, 'search-hybrid', 'rankings.json');
   await writeFile(rankings, JSON.stringify(Object.fromEntries([...evaluated].map(([key, e]) => [key, { operationOf: Object.fromEntries(e.operationOf), ranked: [...e.ranked.values()] }]))));

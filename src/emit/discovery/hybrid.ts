@@ -26,8 +26,6 @@ export const HYBRID_PACKAGES = [
   { id: 'Microsoft.ML', version: '5.0.1' },
   { id: 'Microsoft.ML.OnnxRuntime', version: '1.31.1' },
   { id: 'Microsoft.ML.OnnxRuntime.Managed', version: '1.31.1' },
-  // The cosine of a request and each operation with SIMD (TensorPrimitives.Dot).
-  { id: 'System.Numerics.Tensors', version: '10.0.14' },
 ] as const;
 
 const template = templates('discovery');
