@@ -3,7 +3,7 @@
  * code mode with it, built once each (no warnings); the build writes the operations' vectors and publish takes them
  * along; a real MCP client's search finds an operation from a request that shares no word with it, which the lexical
  * search (the generator's reference ranking, and the same server without its vectors) does not find; without the
- * vectors file the server says so in its log and answers with the lexical ranking.
+ * vectors file the server says so in its log and answers with the lexical ranking; tag and limit apply to it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -98,6 +98,20 @@ test('a request in none of the operation\'s words: the hybrid search finds it fi
   // A request in the API's own words is still answered as the lexical search answers it first.
   assert.equal((await search(client, 'list silences'))[0], 'list_silences');
   assert.match(await logMatching(client, /Hybrid search ready/), /Hybrid search ready/);
+});
+
+test('tag and limit apply to the hybrid search as to the lexical one', async () => {
+  const client = await start(discovery, 'ALERTS');
+  const answer = async (args: Record<string, unknown>): Promise<{ name: string; tags: string[] }[]> =>
+    JSON.parse(await callText(client, 'search_operations', { query: REQUEST, ...args })) as { name: string; tags: string[] }[];
+  // Silences: delete_silence still first, and only the four silence operations, though the cosine ranking orders all nine.
+  const silences = await answer({ tag: 'silence' });
+  assert.equal(silences[0]?.name, MEANT, JSON.stringify(silences));
+  assert.deepEqual(silences.map((hit) => hit.tags), [['silence'], ['silence'], ['silence'], ['silence']]);
+  // Another tag: none of the silences, whatever their cosine.
+  const alerts = await answer({ tag: 'alert' });
+  assert.ok(alerts.length > 0 && alerts.every((hit) => hit.tags.includes('alert')), JSON.stringify(alerts));
+  assert.equal((await answer({ limit: 2 })).length, 2);
 });
 
 test('code mode\'s search_operations is the hybrid search too', async () => {
