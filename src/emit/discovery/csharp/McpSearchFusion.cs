@@ -5,6 +5,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Runtime.CompilerServices;
 using System.Runtime.Intrinsics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -62,6 +63,7 @@ internal static class McpSearchFusion
         /// The positions of the <paramref name="count"/> operations nearest <paramref name="vector"/>, nearest first:
         /// each operation's cosine up to the request's scale, its scale times the integer dot product.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
         public int[] Nearest(short[] vector, string? tag, int count)
         {
             // The best so far, worst last: one comparison for most operations.
@@ -103,6 +105,7 @@ internal static class McpSearchFusion
     /// The dot product of a request's components (int8, widened to 16 bits) and an operation's (int8), with SIMD where
     /// the processor has it: the products fit in 16 bits (127 × 127) and are summed in 32.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static int Dot(ReadOnlySpan<short> request, ReadOnlySpan<sbyte> operation)
     {
         var i = 0;
@@ -203,8 +206,11 @@ internal static class McpSearchFusion
             }
             var clock = Stopwatch.StartNew();
             var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(serving: true), vectors, McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray());
-            // A first search, so that the index is read and the code compiled before a request waits for them.
-            Hybrid(semantic, "warm up", null, 1);
+            // A first search in the words of an operation (so that it reaches operations and every step of the
+            // ranking runs), so that the index is read and the code compiled before a request waits for them.
+            var first = semantic.Operations.FirstOrDefault();
+            Hybrid(semantic, first is null ? "warm up" : $"{first.Title} {first.Name.Replace('_', ' ')}", first?.Tags.FirstOrDefault(), 10);
+            Hybrid(semantic, first is null ? "warm up" : first.Title, null, 10);
             log.LogInformation("Hybrid search ready: the sentence model loaded in {Milliseconds} ms, {Count} operation vectors.", clock.ElapsedMilliseconds, vectors.Count);
             return semantic;
         }
