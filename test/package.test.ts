@@ -58,6 +58,14 @@ describe('the packed package', () => {
     assert.ok(!existsSync(join(root, 'dist/test')) && !existsSync(join(root, 'src/cli.ts')), 'tests or TypeScript sources are shipped');
   });
 
+  test('the installed command line loads its bundle with the code cache the build made, which this Node accepts', () => {
+    const check = 'import("./bin/load-cli.js").then(({ loadCli }) => { const { cli, script } = loadCli(); '
+      + 'process.stdout.write(JSON.stringify({ runCli: typeof cli.runCli, rejected: script?.cachedDataRejected ?? "no cache" })); })';
+    const result = run(process.execPath, ['--input-type=module', '-e', check], installed);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { runCli: 'function', rejected: false });
+  });
+
   test('installs without development dependencies', () => {
     for (const dev of ['typescript', 'esbuild', '@modelcontextprotocol/sdk']) {
       assert.ok(!existsSync(join(installed, 'node_modules', dev)), `${dev} was installed`);
