@@ -18,14 +18,15 @@ interface ExternalRef {
  * of another key, such as OData's path `/groups/{id}/members/$ref`) whose value is a string that does not start with `#`.
  */
 export function mayHaveExternalRefs(text: string): boolean {
-  // The expression starts with `$ref` so that it is searched for quickly; what stands before it is checked here.
-  const found = new RegExp(MAYBE_EXTERNAL_REF);
-  for (let match = found.exec(text); match !== null; match = found.exec(text)) {
-    if (match.index === 0 || KEY_START.test(text.charAt(match.index - 1))) return true;
+  // Each `$ref` is found with indexOf (faster than a regular expression's search through megabytes of text), then read
+  // in place; what stands before it is checked here.
+  for (let at = text.indexOf('$ref'); at >= 0; at = text.indexOf('$ref', at + 4)) {
+    MAYBE_EXTERNAL_REF.lastIndex = at;
+    if (MAYBE_EXTERNAL_REF.test(text) && (at === 0 || KEY_START.test(text.charAt(at - 1)))) return true;
   }
   return false;
 }
-const MAYBE_EXTERNAL_REF = /\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/g;
+const MAYBE_EXTERNAL_REF = /\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/y;
 const KEY_START = /[\s{,'"]/;
 
 /** Every `$ref` that does not point into the document itself. */
