@@ -11,11 +11,8 @@ import vm from 'node:vm';
 export const BUNDLE = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 export const CODE_CACHE = fileURLToPath(new URL('../dist/cli.cache', import.meta.url));
 
-/** The bundle's exports (`runCli`), and the script it was compiled as (undefined when loaded by `require`). */
+/** The bundle's exports (`runCli`), and the script it was compiled as. */
 export function loadCli() {
-  // The bundle loads some dependencies with import(): a script compiled by vm can only when Node lets it use its own loader.
-  const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (loader === undefined) return { cli: createRequire(import.meta.url)(BUNDLE), script: undefined };
   const source = readFileSync(BUNDLE, 'utf8');
   let cachedData;
   try {
@@ -24,7 +21,7 @@ export function loadCli() {
     // not made (yet): compiled from the source alone
   }
   // CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: BUNDLE, cachedData, importModuleDynamically: loader });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: BUNDLE, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
   return { cli: module.exports, script };

@@ -49,22 +49,20 @@ await build({
 
 interface Loaded {
   readonly cli: { runCli(argv: readonly string[], io: { out(text: string): void; err(text: string): void }): Promise<number> };
-  readonly script: { createCachedData(): Buffer } | undefined;
+  readonly script: { createCachedData(): Buffer };
 }
 const loader = (await import(new URL('../../bin/load-cli.js', import.meta.url).href)) as { loadCli(): Loaded; CODE_CACHE: string };
 rmSync(loader.CODE_CACHE, { force: true });
 const { cli, script } = loader.loadCli();
-if (script) {
-  const work = mkdtempSync(join(tmpdir(), 'omd-code-cache-'));
-  try {
-    const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-    const spec = join(work, 'kitchen-sink.json');
-    writeFileSync(spec, JSON.stringify(yaml.parse(readFileSync('test/fixtures/kitchen-sink.yaml', 'utf8'))));
-    const quiet = { out: (): void => {}, err: (): void => {} };
-    const code = await cli.runCli(['init', '--openapi-url', spec, '--server-name', 'Cache', '--output-dir', join(work, 'project'), '--framework', 'net10.0'], quiet);
-    if (code !== 0) throw new Error(`the bundle's init on test/fixtures/kitchen-sink.yaml exited with ${code}`);
-    writeFileSync(loader.CODE_CACHE, script.createCachedData());
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+const work = mkdtempSync(join(tmpdir(), 'omd-code-cache-'));
+try {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const spec = join(work, 'kitchen-sink.json');
+  writeFileSync(spec, JSON.stringify(yaml.parse(readFileSync('test/fixtures/kitchen-sink.yaml', 'utf8'))));
+  const quiet = { out: (): void => {}, err: (): void => {} };
+  const code = await cli.runCli(['init', '--openapi-url', spec, '--server-name', 'Cache', '--output-dir', join(work, 'project'), '--framework', 'net10.0'], quiet);
+  if (code !== 0) throw new Error(`the bundle's init on test/fixtures/kitchen-sink.yaml exited with ${code}`);
+  writeFileSync(loader.CODE_CACHE, script.createCachedData());
+} finally {
+  rmSync(work, { recursive: true, force: true });
 }

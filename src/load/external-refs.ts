@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GeneratorError, pointer } from '../errors.js';
 import { parseSpecText } from './parse.js';
@@ -50,13 +51,17 @@ export function findExternalRefs(root: unknown): ExternalRef[] {
   return found.reverse();
 }
 
+/** The $ref bundler, loaded only for a document that has external `$ref`s (CommonJS, like the other optional dependencies). */
+const loadRefParser = (): typeof import('@apidevtools/json-schema-ref-parser') => createRequire(import.meta.url)('@apidevtools/json-schema-ref-parser') as typeof import('@apidevtools/json-schema-ref-parser');
+
 /**
  * Pulls external files into the document. References may only reach files under the spec's own
  * folder (local specs) or the spec's own host (URL specs), unless `allowAnywhere`.
  */
 export async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean, fetchTimeoutMs?: number): Promise<Record<string, unknown>> {
   if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
-  const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
+  const $RefParser = loadRefParser();
+  const { ResolverError } = $RefParser;
   try {
     // Every file and URL a $ref reaches, also through other files, is read here: confined to the spec's
     // folder (after following symbolic links) or host, only regular files, within the size and time limits.
