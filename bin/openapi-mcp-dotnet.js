@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { loadCli } from './load-cli.js';
+
 let cli;
 try {
-  cli = await import('../dist/cli.js');
+  ({ cli } = loadCli());
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli.js')) throw error;
+  if (!['ENOENT', 'MODULE_NOT_FOUND'].includes(error?.code) || !String(error.message).includes('cli.cjs')) throw error;
   const root = new URL('..', import.meta.url).pathname;
   process.stderr.write(`error: openapi-mcp-dotnet is not built in ${root}: run \`npm ci && npm run build\` there first\n`);
   process.exit(1);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The package's own folder. This code runs from dist/src (the library) or inside the dist/cli.js
+ * The package's own folder. This code runs from dist/src (the library) or inside the dist/cli.cjs
  * bundle (the command line): both lie under dist/.
  */
 const HERE = import.meta.url;

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { GeneratorError } from './errors.js';
 import { describeIoError } from './load/source.js';
 import type { GeneratedFile } from './emit/shared/file.js';
@@ -17,7 +16,7 @@ export async function writeFiles(directory: string, files: readonly GeneratedFil
   const planned = files.map((file) => {
     const target = join(directory, file.path);
     const folder = dirname(target);
-    return { file, target, folder, temp: join(folder, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`) };
+    return { file, target, folder, temp: join(folder, `.${basename(target)}.${process.pid}.${tempSuffix()}.tmp`) };
   });
   const staged: string[] = [];
   const created: string[] = [];
@@ -46,6 +45,14 @@ export async function writeFiles(directory: string, files: readonly GeneratedFil
     throw new GeneratorError('output', `cannot write: ${describeIoError(error)}`, current);
   }
   return planned.map((p) => p.target);
+}
+
+/**
+ * Eight hex digits that make a temporary name unlikely to be taken (a taken one fails: files are created with `wx`);
+ * not node:crypto's, which every run would load for this alone.
+ */
+function tempSuffix(): string {
+  return Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
 }
 
 /**

@@ -58,6 +58,28 @@ describe('the packed package', () => {
     assert.ok(!existsSync(join(root, 'dist/test')) && !existsSync(join(root, 'src/cli.ts')), 'tests or TypeScript sources are shipped');
   });
 
+  test('the installed command line loads its bundle with the code cache the build made, which this Node accepts', () => {
+    const check = 'import("./bin/load-cli.js").then(({ loadCli }) => { const { cli, script } = loadCli(); '
+      + 'process.stdout.write(JSON.stringify({ runCli: typeof cli.runCli, rejected: script.cachedDataRejected ?? "no cache" })); })';
+    const result = run(process.execPath, ['--input-type=module', '-e', check], installed);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { runCli: 'function', rejected: false });
+  });
+
+  test('the installed command line bundles external $refs (its $ref bundler loaded on demand) and prints nothing but its summary', async () => {
+    const dir = join(work, 'external-refs');
+    await mkdir(dir);
+    await writeFile(join(dir, 'pet.json'), JSON.stringify({ type: 'object', properties: { nickname: { type: 'string' } } }));
+    await writeFile(join(dir, 'api.json'), JSON.stringify({
+      openapi: '3.0.3', info: { title: 'Pets', version: '1' },
+      paths: { '/pets': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: 'pet.json' } } } } } } } },
+    }));
+    const result = run(join(prefix, 'bin/openapi-mcp-dotnet'), ['client', '-u', 'api.json', '-o', 'out', '-n', 'Pets.Client'], dir);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stderr, '');
+    assert.match(await readFile(join(dir, 'out', 'Models.g.cs'), 'utf8'), /\[JsonPropertyName\("nickname"\)\]/);
+  });
+
   test('installs without development dependencies', () => {
     for (const dev of ['typescript', 'esbuild', '@modelcontextprotocol/sdk']) {
       assert.ok(!existsSync(join(installed, 'node_modules', dev)), `${dev} was installed`);

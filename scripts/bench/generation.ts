@@ -14,7 +14,8 @@ import { firstErrorLine, int, mb, median, percent, range, ratio, rotate, seconds
 import { summarizeProfile } from './profile.js';
 import { straddles, verdict, type Row } from './results.js';
 
-const GOALS = { githubRatio: 2.5, graphSeconds: 3, graphBetaSeconds: 8, graphBetaMb: 2048 } as const;
+/** GitHub: `tools` and `init` within 2× a parse-only process (the generator's goal), `client` within 2.5×. */
+const GOALS = { githubRatio: { client: 2.5, tools: 2, init: 2 }, graphSeconds: 3, graphBetaSeconds: 8, graphBetaMb: 2048 } as const;
 const OUR_COMMANDS = ['client', 'tools', 'init'] as const;
 const AREA = '1 generation';
 
@@ -102,9 +103,10 @@ async function report(context: BenchContext, results: Runs, spec: Spec, command:
       if (peerRatios.length > 0) beside += `; ${ratio(median(peerRatios))} the peer`;
     }
     if (command !== 'peer' && spec.key === 'github') {
-      goal = `≤ ${GOALS.githubRatio}× parse-only`;
-      status = verdict(median(parseRatios) <= GOALS.githubRatio);
-      borderline = straddles(parseRatios, GOALS.githubRatio);
+      const ratioGoal = GOALS.githubRatio[command];
+      goal = `≤ ${ratioGoal}× parse-only`;
+      status = verdict(median(parseRatios) <= ratioGoal);
+      borderline = straddles(parseRatios, ratioGoal);
     }
     if (command !== 'peer' && spec.key === 'graph') {
       goal = `≤ ${GOALS.graphSeconds} s`;

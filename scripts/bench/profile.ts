@@ -33,7 +33,7 @@ export interface ProfileSummary {
 }
 
 /**
- * The source file of a frame: for the bundle (dist/cli.js), the module whose `// dist/src/….js` or
+ * The source file of a frame: for the bundle (dist/cli.cjs), the module whose `// dist/src/….js` or
  * `// node_modules/…` marker, which esbuild writes above each module, precedes the frame's line.
  */
 type Locate = (frame: ProfileNode['callFrame']) => string;
@@ -42,7 +42,7 @@ function bundleLocator(): Locate {
   const markers = new Map<string, { line: number; path: string }[]>();
   return (frame) => {
     const url = frame.url.replace(/^file:\/\//, '');
-    if (!url.endsWith('/dist/cli.js')) return frame.url;
+    if (!url.endsWith('/dist/cli.cjs')) return frame.url;
     let list = markers.get(url);
     if (!list) {
       list = [];
@@ -63,7 +63,7 @@ function bundleLocator(): Locate {
       if (marker.line > frame.lineNumber) break;
       found = marker.path;
     }
-    return found === undefined ? frame.url : `${url.slice(0, -'dist/cli.js'.length)}${found}`;
+    return found === undefined ? frame.url : `${url.slice(0, -'dist/cli.cjs'.length)}${found}`;
   };
 }
 
@@ -75,7 +75,7 @@ function area(frame: ProfileNode['callFrame'], locate: Locate): string {
   const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `dependency ${pkg[1]}`;
   if (url.startsWith('node:')) return 'node internals (module loading, fs, …)';
-  if (url.endsWith('/dist/cli.js')) return 'the bundle dist/cli.js';
+  if (url.endsWith('/dist/cli.cjs')) return 'the bundle dist/cli.cjs';
   return 'other (native, JSON.parse, program)';
 }
 

@@ -22,7 +22,7 @@ export function renderReport(context: BenchContext, areas: readonly Area[]): str
     return `${s.label} = \`${relative(paths.repo, s.path)}\` (${(size / 2 ** 20).toFixed(size < 2 ** 20 ? 2 : 1)} MB, ${int(countOperations(s.path))} operations)`;
   });
   const methodNotes = [
-    `The generator (bin/, the dist/cli.js bundle it runs, and dist/src/) is run from a copy taken at the start of the bench.`,
+    `The generator (bin/, the dist/cli.cjs bundle it runs with its code cache, and dist/src/) is run from a copy taken at the start of the bench.`,
     `Runs: ${options.runs} per figure (${options.runsChosenBy}), after one unmeasured warm-up; the things compared run in the same round, interleaved, in an order that rotates every round. Median and min–max over the runs.`,
     `Specs: ${specFacts.join('; ')}.`,
     ...areas.filter((area) => options.selected.has(area.name)).map((area) => area.method(context)),

@@ -15,6 +15,9 @@ export interface Generator {
   readonly rssPreload: string;
 }
 
+/** The command line's bundle and its code cache (see scripts/bundle.ts). */
+const BUNDLE_FILES = ['dist/cli.cjs', 'dist/cli.cache'];
+
 /** The built helpers of scripts/bench/ that run in a measured child, copied with the generator. */
 const CHILD_SCRIPTS = 'dist/scripts/bench';
 
@@ -27,10 +30,10 @@ export async function snapshotGenerator(repo: string, snapshot: string): Promise
     try {
       await cp(join(repo, 'bin'), join(snapshot, 'bin'), { recursive: true });
       await cp(join(repo, 'dist/src'), join(snapshot, 'dist/src'), { recursive: true });
-      await cp(join(repo, 'dist/cli.js'), join(snapshot, 'dist/cli.js'));
+      for (const file of BUNDLE_FILES) await cp(join(repo, file), join(snapshot, file));
       for (const folder of TEMPLATE_FOLDERS) await cp(join(repo, folder), join(snapshot, folder), { recursive: true });
       for (const file of ['parse.js', 'rss.js']) await cp(join(repo, CHILD_SCRIPTS, file), join(snapshot, CHILD_SCRIPTS, file));
-      if (!existsSync(join(snapshot, 'dist/cli.js'))) throw new Error('dist/cli.js is missing');
+      if (!existsSync(join(snapshot, 'dist/cli.cjs'))) throw new Error('dist/cli.cjs is missing');
       break;
     } catch (error) {
       if (attempt >= 10) throw new Error(`cannot copy the built generator (run npm run build first): ${(error as Error).message}`);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve as resolvePath, isAbsolute, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GeneratorError, pointer } from '../errors.js';
 import { parseSpecText } from './parse.js';
@@ -18,14 +19,15 @@ interface ExternalRef {
  * of another key, such as OData's path `/groups/{id}/members/$ref`) whose value is a string that does not start with `#`.
  */
 export function mayHaveExternalRefs(text: string): boolean {
-  // The expression starts with `$ref` so that it is searched for quickly; what stands before it is checked here.
-  const found = new RegExp(MAYBE_EXTERNAL_REF);
-  for (let match = found.exec(text); match !== null; match = found.exec(text)) {
-    if (match.index === 0 || KEY_START.test(text.charAt(match.index - 1))) return true;
+  // Each `$ref` is found with indexOf (faster than a regular expression's search through megabytes of text), then read
+  // in place; what stands before it is checked here.
+  for (let at = text.indexOf('$ref'); at >= 0; at = text.indexOf('$ref', at + 4)) {
+    MAYBE_EXTERNAL_REF.lastIndex = at;
+    if (MAYBE_EXTERNAL_REF.test(text) && (at === 0 || KEY_START.test(text.charAt(at - 1)))) return true;
   }
   return false;
 }
-const MAYBE_EXTERNAL_REF = /\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/g;
+const MAYBE_EXTERNAL_REF = /\$ref['"]?\s*:\s*(?:['"](?!#)[^'"]|(?!#)[^\s'"{[])/y;
 const KEY_START = /[\s{,'"]/;
 
 /** Every `$ref` that does not point into the document itself. */
@@ -49,13 +51,17 @@ export function findExternalRefs(root: unknown): ExternalRef[] {
   return found.reverse();
 }
 
+/** The $ref bundler, loaded only for a document that has external `$ref`s (CommonJS, like the other optional dependencies). */
+const loadRefParser = (): typeof import('@apidevtools/json-schema-ref-parser') => createRequire(import.meta.url)('@apidevtools/json-schema-ref-parser') as typeof import('@apidevtools/json-schema-ref-parser');
+
 /**
  * Pulls external files into the document. References may only reach files under the spec's own
  * folder (local specs) or the spec's own host (URL specs), unless `allowAnywhere`.
  */
 export async function bundleExternalRefs(root: Record<string, unknown>, source: SpecSource, refs: ExternalRef[], allowAnywhere: boolean, fetchTimeoutMs?: number): Promise<Record<string, unknown>> {
   if (!allowAnywhere) for (const { at, ref } of refs) checkExternalRef(ref, source, at);
-  const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
+  const $RefParser = loadRefParser();
+  const { ResolverError } = $RefParser;
   try {
     // Every file and URL a $ref reaches, also through other files, is read here: confined to the spec's
     // folder (after following symbolic links) or host, only regular files, within the size and time limits.

@@ -63,14 +63,20 @@ const FORMAT = /\.(json|xml|yaml|txt)$/i;
  * (so not a collection such as `/repos/{owner}`) and leaving each path a static segment after them.
  */
 export function commonPrefixLength(paths: readonly string[]): number {
-  const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
-  const first = split[0];
-  if (!first) return 0;
+  // Each path is split when it is first looked at: in most APIs the second path already differs from the first.
+  const split: (string[] | undefined)[] = [];
+  const segmentsOf = (index: number): string[] => (split[index] ??= (paths[index] as string).split('/').filter((s) => s !== ''));
+  if (paths.length === 0) return 0;
+  const first = segmentsOf(0);
   let length = 0;
   for (; length < first.length; length++) {
     const segment = first[length];
     if (segment === undefined || segment.includes('{') || segment.includes(':')) break;
-    const shared = split.every((s) => s[length] === segment && !s[length + 1]?.startsWith('{') && s.slice(length + 1).some((rest) => !rest.startsWith('{')));
+    let shared = true;
+    for (let index = 0; index < paths.length && shared; index++) {
+      const s = segmentsOf(index);
+      shared = s[length] === segment && !s[length + 1]?.startsWith('{') && s.slice(length + 1).some((rest) => !rest.startsWith('{'));
+    }
     if (!shared) break;
   }
   return length;

@@ -36,17 +36,29 @@ export function methodParameters(op: Operation, names: OperationNames, plan: Nam
 /** Keyed by the operation's planned names, which belong to one plan and one operation. */
 const PLANNED = new WeakMap<OperationNames, readonly MethodParameter[]>();
 
-function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
-  const list: MethodParameter[] = op.parameters.map((parameter, index) => {
+/** A parameter's descriptions, worked out once: operations share parameters (GitHub: 2,230 uses of 118). */
+function descriptionsOf(parameter: Parameter): { readonly description: string; readonly schemaDescription: string } {
+  let found = DESCRIPTIONS.get(parameter);
+  if (found === undefined) {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
     const description = valueDescription(parameter.facts, parameter.type, fallback) ?? '';
+    // The same text unless the schema lists the allowed values itself.
+    const schemaDescription = enumPublished(parameter.type) ? valueDescription(parameter.facts, parameter.type, fallback, true) ?? '' : description;
+    DESCRIPTIONS.set(parameter, (found = { description, schemaDescription }));
+  }
+  return found;
+}
+const DESCRIPTIONS = new WeakMap<Parameter, { readonly description: string; readonly schemaDescription: string }>();
+
+function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
+  const list: MethodParameter[] = op.parameters.map((parameter, index) => {
+    const { description, schemaDescription } = descriptionsOf(parameter);
     return {
       name: names.parameters[index] ?? `p${index}`,
       type: csharpType(parameter.type, plan, !parameter.required),
       optional: !parameter.required,
       description,
-      // The same text unless the schema lists the allowed values itself.
-      schemaDescription: enumPublished(parameter.type) ? valueDescription(parameter.facts, parameter.type, fallback, true) ?? '' : description,
+      schemaDescription,
       source: { kind: 'parameter', parameter },
     };
   });

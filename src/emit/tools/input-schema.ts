@@ -66,10 +66,14 @@ export function inputSchemaText(model: ApiModel, plan: NamePlan, op: Operation):
   const keys = parameters.map((p) => bareName(p.name));
   // A name given twice keeps its first place in an object: rare enough to leave to the object itself.
   if (new Set(keys).size !== keys.length) return jsonText(inputSchema(model, plan, op));
-  const properties = parameters.map((p, i) => `${jsonText(keys[i])}:${argumentText(model, p)}`);
+  const properties = parameters.map((p, i) => `${keyText(keys[i] as string)}:${argumentText(model, p)}`);
   const required = parameters.filter((p) => !p.optional).map((p) => bareName(p.name));
   return `{"type":"object","properties":{${properties.join(',')}}${required.length > 0 ? `,"required":${jsonText(required)}` : ''}}`;
 }
+
+/** A key as JSON text: an argument's name is nearly always ASCII letters, digits and `_`, which JSON writes as they are. */
+const keyText = (key: string): string => (PLAIN_KEY.test(key) ? `"${key}"` : jsonText(key));
+const PLAIN_KEY = /^\w*$/;
 
 /** The JSON text of {@link argumentSchema}: the same keys in the same order. */
 function argumentText(model: ApiModel, p: MethodParameter): string {
@@ -98,17 +102,21 @@ function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchem
   // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
   // same OData arguments ($select, $expand with long enums) again and again.
   const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
-  const key = `${shape} ${typeKey(type)}`;
-  let made = madeArguments.get(model);
-  if (!made) madeArguments.set(model, (made = new Map<string, JsonSchema>()));
+  // By shape, then by the type's text: that text is kept per type reference, so its hash is worked out once (a key
+  // joined from both would be a new string, hashed whole, at every argument).
+  let byModel = madeArguments.get(model);
+  if (!byModel) madeArguments.set(model, (byModel = new Map()));
+  let made = byModel.get(shape);
+  if (!made) byModel.set(shape, (made = new Map()));
+  const key = typeKey(type);
   let schema = made.get(key);
   if (schema === undefined) made.set(key, (schema = argumentSchemaOf(model, p, type)));
   const defaultValue = parameter?.facts.defaultValue;
   return { schema, defaultValue: defaultValue !== undefined && fits(schema, defaultValue) ? defaultValue : undefined };
 }
 
-/** Argument schemas already made, per model, by {@link argumentParts}'s key. Never changed after they are made. */
-const madeArguments = new WeakMap<ApiModel, Map<string, JsonSchema>>();
+/** Argument schemas already made, per model, by {@link argumentParts}'s shape and type key. Never changed after they are made. */
+const madeArguments = new WeakMap<ApiModel, Map<string, Map<string, JsonSchema>>>();
 
 /** A type reference as text: equal texts are the same type, constraints and all. Type references are never changed. */
 const typeKeys = new WeakMap<TypeRef, string>();
