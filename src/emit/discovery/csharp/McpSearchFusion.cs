@@ -5,8 +5,8 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Numerics;
 using System.Runtime.CompilerServices;
-using System.Runtime.Intrinsics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
@@ -110,29 +110,17 @@ internal static class McpSearchFusion
     {
         var i = 0;
         var total = 0;
-        if (Vector256.IsHardwareAccelerated)
+        if (Vector.IsHardwareAccelerated)
         {
-            var sum = Vector256<int>.Zero;
-            for (; i + Vector256<sbyte>.Count <= operation.Length; i += Vector256<sbyte>.Count)
+            var sum = Vector<int>.Zero;
+            for (; i + Vector<sbyte>.Count <= operation.Length; i += Vector<sbyte>.Count)
             {
-                var (low, high) = Vector256.Widen(Vector256.Create(operation.Slice(i, Vector256<sbyte>.Count)));
-                var (a, b) = Vector256.Widen(low * Vector256.Create(request.Slice(i, Vector256<short>.Count)));
-                var (c, d) = Vector256.Widen(high * Vector256.Create(request.Slice(i + Vector256<short>.Count, Vector256<short>.Count)));
+                Vector.Widen(new Vector<sbyte>(operation.Slice(i, Vector<sbyte>.Count)), out var low, out var high);
+                Vector.Widen(low * new Vector<short>(request.Slice(i, Vector<short>.Count)), out var a, out var b);
+                Vector.Widen(high * new Vector<short>(request.Slice(i + Vector<short>.Count, Vector<short>.Count)), out var c, out var d);
                 sum += a + b + (c + d);
             }
-            total = Vector256.Sum(sum);
-        }
-        else if (Vector128.IsHardwareAccelerated)
-        {
-            var sum = Vector128<int>.Zero;
-            for (; i + Vector128<sbyte>.Count <= operation.Length; i += Vector128<sbyte>.Count)
-            {
-                var (low, high) = Vector128.Widen(Vector128.Create(operation.Slice(i, Vector128<sbyte>.Count)));
-                var (a, b) = Vector128.Widen(low * Vector128.Create(request.Slice(i, Vector128<short>.Count)));
-                var (c, d) = Vector128.Widen(high * Vector128.Create(request.Slice(i + Vector128<short>.Count, Vector128<short>.Count)));
-                sum += a + b + (c + d);
-            }
-            total = Vector128.Sum(sum);
+            total = Vector.Sum(sum);
         }
         for (; i < operation.Length; i++) total += request[i] * operation[i];
         return total;
