@@ -14,25 +14,9 @@ import type { BenchContext } from './context.js';
 import { firstErrorLine, int, ms, percent, quantile, seconds } from './lib.js';
 import { benchHybridGraph } from './search-hybrid-graph.js';
 import { searchTimes, type Ranked } from './search-hybrid-times.js';
+import { readQuerySets } from './query-sets.js';
 
 const AREA = '6b hybrid search';
-/** Jellyfin's set is the proof set: its totals only, and nothing was tuned on it. */
-const SETS = [
-  { file: 'search-queries.json', what: 'tuned on' },
-  { file: 'search-queries-holdout.json', what: 'held out' },
-  { file: 'search-queries-blind.json', what: 'blind' },
-  { file: 'search-queries-final.json', what: 'final blind' },
-  { file: 'search-queries-gitea.json', what: 'people\'s words, Gitea' },
-  { file: 'search-queries-trakt.json', what: 'people\'s words, Trakt' },
-  { file: 'search-queries-jellyfin.json', what: 'people\'s words, Jellyfin (proof set)' },
-] as const;
-
-interface QuerySet {
-  readonly specs: Record<string, { id: string; tags?: string[] }>;
-  readonly queries: readonly { spec: string; query: string; expect: string }[];
-}
-
-
 /** What the evaluation of one API gave: each request's rankings by its text, and the costs. */
 interface Evaluated { ranked: Map<string, Ranked>; operationOf: Map<string, string>; loadMs: number; embedBuildMs: number; operations: number; vectorBytes: number; buildSeconds: number }
 
@@ -47,9 +31,9 @@ export const searchHybrid: Area = {
 
 async function benchHybrid(context: BenchContext): Promise<void> {
   const { rows, problems, notes } = context.results;
-  const sets = await Promise.all(SETS.map(async (set) => ({ ...set, data: JSON.parse(await readFile(join(context.paths.repo, 'test/fixtures', set.file), 'utf8')) as QuerySet })));
+  const sets = await readQuerySets(context.paths.repo);
   const apis = new Map<string, { id: string; tags?: string[]; queries: Set<string> }>();
-  for (const { data } of sets) {
+  for (const { queries: data } of sets) {
     for (const [key, spec] of Object.entries(data.specs)) if (!apis.has(key)) apis.set(key, { ...spec, queries: new Set() });
     for (const q of data.queries) apis.get(q.spec)?.queries.add(q.query);
   }
@@ -64,7 +48,7 @@ async function benchHybrid(context: BenchContext): Promise<void> {
   const all = [...evaluated.values()].flatMap((e) => [...e.ranked.values()]);
   for (const set of sets) {
     const counts = { lexical: [0, 0, 0], hybrid: [0, 0, 0], n: 0 };
-    for (const q of set.data.queries) {
+    for (const q of set.queries.queries) {
       const e = evaluated.get(q.spec);
       const r = e?.ranked.get(q.query);
       if (!e || !r) continue;
@@ -75,7 +59,7 @@ async function benchHybrid(context: BenchContext): Promise<void> {
       }
     }
     const at = (c: number[]): string => c.map((v) => percent(v, counts.n)).join(' / ');
-    rows.push({ area: AREA, what: `recall@1 / @3 / @10, lexical → hybrid, ${set.what}`, spec: `${Object.keys(set.data.specs).length} APIs`, value: `${at(counts.lexical)} → ${at(counts.hybrid)}`, spread: `${counts.n} queries`, beside: '', goal: '', status: '' });
+    rows.push({ area: AREA, what: `recall@1 / @3 / @10, lexical → hybrid, ${set.what}`, spec: `${Object.keys(set.queries.specs).length} APIs`, value: `${at(counts.lexical)} → ${at(counts.hybrid)}`, spread: `${counts.n} queries`, beside: '', goal: '', status: '' });
   }
   for (const [key, e] of evaluated) {
     rows.push({ area: AREA, what: 'build: operations\' vectors (McpSearchEmbeddings.bin, int8)', spec: `${key} (${int(e.operations)} operations)`, value: seconds(e.embedBuildMs / 1000, 1), spread: `build ${seconds(e.buildSeconds, 0)} in all`, beside: `${int(e.vectorBytes)} bytes`, goal: '', status: '' });

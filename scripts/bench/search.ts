@@ -10,12 +10,12 @@
  * discovery tools' with the map of the API search_operations' description carries), and the size of a search answer at
  * the default limit, with and without detail "full" (each hit's inputSchema).
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Area } from './area.js';
 import type { BenchContext } from './context.js';
 import { int, ms, percent, quantile } from './lib.js';
 import { verdict } from './results.js';
+import { readQuerySets, type QuerySet } from './query-sets.js';
 import { prepare } from '../../src/generate.js';
 import { planNames } from '../../src/names/plan.js';
 import { reportSelection } from '../../src/report.js';
@@ -31,22 +31,6 @@ const GOALS = { recallAt3: 0.9, discoveryBytes: 3600 } as const;
 /** search_operations' default limit. */
 const LIMIT = 10;
 const AREA = '6 discovery';
-
-interface QuerySet {
-  readonly specs: Record<string, { id: string; tags?: string[] }>;
-  readonly queries: readonly { spec: string; query: string; expect: string }[];
-}
-
-/** The query sets, in the order they were written, with whether their misses are printed. */
-const SETS = [
-  { file: 'search-queries.json', what: 'all queries (tuned on)', misses: true },
-  { file: 'search-queries-holdout.json', what: 'held-out queries', misses: true },
-  { file: 'search-queries-blind.json', what: 'blind queries, five other APIs', misses: true },
-  { file: 'search-queries-final.json', what: 'final blind queries, five more APIs', misses: false },
-  { file: 'search-queries-gitea.json', what: 'requests as people phrase them, Gitea', misses: true },
-  { file: 'search-queries-trakt.json', what: 'requests as people phrase them, Trakt', misses: true },
-  { file: 'search-queries-jellyfin.json', what: 'requests as people phrase them, Jellyfin, never looked at', misses: false },
-] as const;
 
 export const search: Area = {
   name: 'search',
@@ -102,7 +86,7 @@ const mean = (values: readonly number[]): number => values.reduce((sum, v) => su
 
 async function benchSearch(context: BenchContext): Promise<void> {
   const { rows, notes } = context.results;
-  const sets = await Promise.all(SETS.map(async (set) => ({ ...set, queries: JSON.parse(await readFile(join(context.paths.repo, 'test/fixtures', set.file), 'utf8')) as QuerySet })));
+  const sets = await readQuerySets(context.paths.repo);
   const indexes = new Map<string, Indexed>();
   const sizes = new Map<string, { operations: number; bytes: number; discoveryBytes: number; mapBytes: number }>();
   for (const { queries } of sets) {
