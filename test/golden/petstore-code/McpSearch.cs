@@ -115,7 +115,8 @@ internal sealed partial class McpSearch
         return ids;
     }
 
-    private static bool HasTag(Operation operation, string tag)
+    /// <summary>Whether the operation has the tag (any case).</summary>
+    internal static bool HasTag(Operation operation, string tag)
     {
         foreach (var t in operation.Tags)
         {
@@ -194,8 +195,11 @@ internal sealed partial class McpSearch
         return top[k - 1];
     }
 
-    /// <summary>Every operation's name, in index order.</summary>
-    public IEnumerable<string> Names => operations.Select(o => o.Name);
+    /// <summary>Every operation, in index order (the order of the hybrid search's vectors).</summary>
+    public IReadOnlyList<Operation> Operations => operations;
+
+    /// <summary>An operation's place in <see cref="Operations"/>.</summary>
+    public int PositionOf(Operation operation) => byName[operation.Name];
 
     /// <summary>The operation with this tool name, if there is one.</summary>
     public Operation? Find(string name) => byName.TryGetValue(name, out var index) ? operations[index] : null;

@@ -104,7 +104,7 @@ __RUN_TOOL__
             await script.SendAsync(new JsonObject
             {
                 ["code"] = code,
-                ["tools"] = new JsonArray(McpSearch.Index.Names.Select(n => (JsonNode?)JsonValue.Create(n)).ToArray()),
+                ["tools"] = new JsonArray(McpSearch.Index.Operations.Select(o => (JsonNode?)JsonValue.Create(o.Name)).ToArray()),
                 ["limits"] = new JsonObject
                 {
                     ["seconds"] = limits.TimeoutSeconds,

@@ -5,6 +5,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.RegularExpressions;
@@ -48,12 +49,12 @@ internal static partial class McpSearchEmbeddings
     public static int Write(string path)
     {
         var clock = Stopwatch.StartNew();
-        var operations = McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray();
+        var operations = McpSearch.Index.Operations;
         using var encoder = NewEncoder();
         var loaded = clock.Elapsed;
-        var components = new sbyte[operations.Length * Dimensions];
-        var scales = new float[operations.Length];
-        for (var start = 0; start < operations.Length; start += Batch)
+        var components = new sbyte[operations.Count * Dimensions];
+        var scales = new float[operations.Count];
+        for (var start = 0; start < operations.Count; start += Batch)
         {
             var texts = operations.Skip(start).Take(Batch).Select(TextOf).ToArray();
             var vectors = encoder.Encode(texts);
@@ -68,14 +69,14 @@ internal static partial class McpSearchEmbeddings
         {
             file.Write(Encoding.ASCII.GetBytes(Magic));
             file.Write(Version);
-            file.Write(operations.Length);
+            file.Write(operations.Count);
             file.Write(Dimensions);
             file.Write(IndexHash());
             foreach (var scale in scales) file.Write(scale);
-            file.Write(AsBytes(components));
+            file.Write(MemoryMarshal.AsBytes(components.AsSpan()));
         }
         File.Move(partial, path, overwrite: true);
-        Console.Error.WriteLine($"{FileName}: {operations.Length} operations in {clock.ElapsedMilliseconds} ms (model loaded in {loaded.TotalMilliseconds:0} ms)");
+        Console.Error.WriteLine($"{FileName}: {operations.Count} operations in {clock.ElapsedMilliseconds} ms (model loaded in {loaded.TotalMilliseconds:0} ms)");
         return 0;
     }
 
@@ -96,7 +97,7 @@ internal static partial class McpSearchEmbeddings
         var version = magic == Magic ? file.ReadInt32() : -1;
         var count = version == Version ? file.ReadInt32() : -1;
         var dimensions = count >= 0 ? file.ReadInt32() : -1;
-        var operations = McpSearch.Index.Names.Count();
+        var operations = McpSearch.Index.Operations.Count;
         if (version != Version || dimensions != Dimensions || count != operations)
         {
             problem = $"{path} is not a vectors file of this server's {operations} operations";
@@ -109,14 +110,12 @@ internal static partial class McpSearchEmbeddings
         }
         var scales = new float[count];
         for (var i = 0; i < count; i++) scales[i] = file.ReadSingle();
-        var bytes = file.ReadBytes(count * Dimensions);
-        if (bytes.Length != count * Dimensions)
+        var components = new sbyte[count * Dimensions];
+        if (file.BaseStream.ReadAtLeast(MemoryMarshal.AsBytes(components.AsSpan()), components.Length, throwOnEndOfStream: false) != components.Length)
         {
             problem = $"{path} is cut short";
             return null;
         }
-        var components = new sbyte[bytes.Length];
-        Buffer.BlockCopy(bytes, 0, components, 0, bytes.Length);
         return new Vectors(count, components, scales);
     }
 
@@ -161,13 +160,6 @@ internal static partial class McpSearchEmbeddings
         var scale = largest == 0 ? 1f : largest / 127f;
         for (var i = 0; i < Dimensions; i++) into[i] = (sbyte)Math.Clamp(MathF.Round(vector[i] / scale), -127, 127);
         return scale;
-    }
-
-    private static byte[] AsBytes(sbyte[] components)
-    {
-        var bytes = new byte[components.Length];
-        Buffer.BlockCopy(components, 0, bytes, 0, components.Length);
-        return bytes;
     }
 
     /// <summary>The SHA-256 of the embedded operation index: which index a vectors file belongs to.</summary>

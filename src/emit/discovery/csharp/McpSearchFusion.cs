@@ -42,10 +42,9 @@ internal static class McpSearchFusion
     private static readonly Lazy<Semantic?> Model = new(Load, LazyThreadSafetyMode.ExecutionAndPublication);
 
     /// <summary>The model and the operations' vectors.</summary>
-    private sealed class Semantic(SentenceEncoder encoder, McpSearchEmbeddings.Vectors vectors, McpSearch.Operation[] operations)
+    private sealed class Semantic(SentenceEncoder encoder, McpSearchEmbeddings.Vectors vectors)
     {
         private readonly object encoding = new();
-        public McpSearch.Operation[] Operations => operations;
 
         /// <summary>The request's vector, quantized as the operations' are and widened to 16 bits for <see cref="Dot"/>.</summary>
         public short[] Embed(string query)
@@ -71,10 +70,11 @@ internal static class McpSearchFusion
             var docs = new int[count];
             var found = 0;
             var components = vectors.Components;
+            var operations = McpSearch.Index.Operations;
             const int size = McpSearchEmbeddings.Dimensions;
             for (var doc = 0; doc < vectors.Count; doc++)
             {
-                if (tag is not null && !HasTag(operations[doc], tag)) continue;
+                if (tag is not null && !McpSearch.HasTag(operations[doc], tag)) continue;
                 var score = vectors.Scales[doc] * Dot(vector, new ReadOnlySpan<sbyte>(components, doc * size, size));
                 if (found == count && score <= scores[count - 1]) continue;
                 var at = found < count ? found++ : count - 1;
@@ -90,15 +90,6 @@ internal static class McpSearchFusion
             }
             return found == count ? docs : docs[..found];
         }
-    }
-
-    private static bool HasTag(McpSearch.Operation operation, string tag)
-    {
-        foreach (var t in operation.Tags)
-        {
-            if (string.Equals(t, tag, StringComparison.OrdinalIgnoreCase)) return true;
-        }
-        return false;
     }
 
     /// <summary>
@@ -154,14 +145,13 @@ internal static class McpSearchFusion
     /// <summary>The fusion of the first <see cref="Depth"/> of the lexical ranking and of the cosine ranking, the first <paramref name="limit"/>.</summary>
     private static IReadOnlyList<McpSearch.Operation> Fuse(Semantic semantic, IReadOnlyList<McpSearch.Operation> lexical, short[] vector, string? tag, int limit)
     {
-        var positions = Positions(semantic);
         var cosine = semantic.Nearest(vector, tag, Depth);
         // Each operation of either ranking: its score, its lexical and its cosine rank (int.MaxValue: none).
         var fused = new List<(double Score, int Lexical, int Cosine, int Doc)>(lexical.Count + cosine.Length);
         var at = new Dictionary<int, int>(lexical.Count + cosine.Length);
         for (var rank = 0; rank < lexical.Count; rank++)
         {
-            var doc = positions[lexical[rank].Name];
+            var doc = McpSearch.Index.PositionOf(lexical[rank]);
             at[doc] = fused.Count;
             fused.Add((LexicalWeight / (K + rank + 1), rank, int.MaxValue, doc));
         }
@@ -174,14 +164,9 @@ internal static class McpSearchFusion
         }
         fused.Sort((a, b) => a.Score != b.Score ? b.Score.CompareTo(a.Score) : a.Lexical != b.Lexical ? a.Lexical.CompareTo(b.Lexical) : a.Cosine != b.Cosine ? a.Cosine.CompareTo(b.Cosine) : a.Doc.CompareTo(b.Doc));
         var answer = new List<McpSearch.Operation>(Math.Min(limit, fused.Count));
-        for (var i = 0; i < fused.Count && answer.Count < limit; i++) answer.Add(semantic.Operations[fused[i].Doc]);
+        for (var i = 0; i < fused.Count && answer.Count < limit; i++) answer.Add(McpSearch.Index.Operations[fused[i].Doc]);
         return answer;
     }
-
-    private static Dictionary<string, int>? positions;
-
-    private static Dictionary<string, int> Positions(Semantic semantic) =>
-        positions ??= semantic.Operations.Select((o, i) => (o.Name, i)).ToDictionary(p => p.Name, p => p.i, StringComparer.Ordinal);
 
     private static Semantic? Load()
     {
@@ -193,10 +178,10 @@ internal static class McpSearchFusion
                 return null;
             }
             var clock = Stopwatch.StartNew();
-            var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(serving: true), vectors, McpSearch.Index.Names.Select(n => McpSearch.Index.Find(n)!).ToArray());
+            var semantic = new Semantic(McpSearchEmbeddings.NewEncoder(serving: true), vectors);
             // A first search in the words of an operation (so that it reaches operations and every step of the
             // ranking runs), so that the index is read and the code compiled before a request waits for them.
-            var first = semantic.Operations.FirstOrDefault();
+            var first = McpSearch.Index.Operations.FirstOrDefault();
             Hybrid(semantic, first is null ? "warm up" : $"{first.Title} {first.Name.Replace('_', ' ')}", first?.Tags.FirstOrDefault(), 10);
             Hybrid(semantic, first is null ? "warm up" : first.Title, null, 10);
             log.LogInformation("Hybrid search ready: the sentence model loaded in {Milliseconds} ms, {Count} operation vectors.", clock.ElapsedMilliseconds, vectors.Count);
@@ -243,7 +228,7 @@ internal static class McpSearchFusion
                 answer["searchMs"] = clock.Elapsed.TotalMilliseconds;
                 if (!searched.SequenceEqual(fused)) throw new InvalidOperationException($"The search and its parts disagree on \"{line}\".");
                 answer["hybrid"] = Names(fused);
-                answer["cosine"] = Names(semantic.Nearest(vector, null, Depth).Select(d => semantic.Operations[d]));
+                answer["cosine"] = Names(semantic.Nearest(vector, null, Depth).Select(d => McpSearch.Index.Operations[d]));
             }
             Console.Out.WriteLine(answer.ToJsonString());
         }
