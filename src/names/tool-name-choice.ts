@@ -1,9 +1,9 @@
 import type { Operation } from '../model/types.js';
 import { abridgedNames } from './abridged-names.js';
 import { matchNames } from './name-matching.js';
-import { asciiWords, memoised, unique, words } from './identifiers.js';
+import { asciiWords, unique, words } from './identifiers.js';
 import { VERSION, formatOf, tokenize } from './path-tokens.js';
-import { MAX_TOOL_NAME_LENGTH, PREFERRED_TOOL_NAME_LENGTH, joinToolName, toolNameParts, truncateName, type ToolNameParts } from './tool-names.js';
+import { MAX_TOOL_NAME_LENGTH, PREFERRED_TOOL_NAME_LENGTH, joinToolName, namedTokens, toolNameParts, truncateName, type ToolNameParts } from './tool-names.js';
 
 export interface ChosenName {
   readonly name: string;
@@ -99,15 +99,8 @@ export function operationIdWords(operationId: string): readonly string[] {
 
 /** Whether the path (after the prefix every path shares) has a resource or action word. */
 function hasWords(path: string, prefixLength: number): boolean {
-  let paths = PATH_WORDS.get(prefixLength);
-  if (!paths) PATH_WORDS.set(prefixLength, (paths = new Map()));
-  return memoised(paths, path, () => {
-    const rest = path.split('/').filter((s) => s !== '').slice(prefixLength).join('/');
-    return tokenize(rest).some((t) => t.kind !== 'param');
-  });
+  return namedTokens(path, prefixLength).some((t) => t.kind !== 'param');
 }
-/** Operations share paths (one for each method): by prefix length, then by path. */
-const PATH_WORDS = new Map<number, Map<string, boolean>>();
 
 /** Lazily: most base names are free, and the others need the path taken apart again. */
 function* candidates(base: string, op: Operation, parts: ToolNameParts): Generator<string> {

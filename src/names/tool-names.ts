@@ -75,13 +75,10 @@ export function toolNameParts(op: Pick<Operation, 'method' | 'path' | 'requestPa
 }
 
 /** The tokens of a path after the prefix every path shares; operations share paths (one for each method), so memoised. */
-function namedTokens(path: string, prefixLength: number): readonly Token[] {
+export function namedTokens(path: string, prefixLength: number): readonly Token[] {
   let paths = PATH_TOKENS.get(prefixLength);
   if (!paths) PATH_TOKENS.set(prefixLength, (paths = new Map()));
-  return memoised(paths, path, () => {
-    const skipped = path.split('/').filter((s) => s !== '').slice(0, prefixLength).join('/');
-    return tokenize(path.replace(/^\/+/, '').slice(skipped.length));
-  });
+  return memoised(paths, path, () => tokenize(path.split('/').filter((s) => s !== '').slice(prefixLength).join('/')));
 }
 /** By prefix length, then by path. */
 const PATH_TOKENS = new Map<number, Map<string, readonly Token[]>>();
