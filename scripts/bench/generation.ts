@@ -14,8 +14,11 @@ import { firstErrorLine, int, mb, median, percent, range, ratio, rotate, seconds
 import { summarizeProfile } from './profile.js';
 import { straddles, verdict, type Row } from './results.js';
 
-/** GitHub: `tools` and `init` within 2× a parse-only process (the generator's goal), `client` within 2.5×. */
-const GOALS = { githubRatio: { client: 2.5, tools: 2, init: 2 }, graphSeconds: 3, graphBetaSeconds: 8, graphBetaMb: 2048 } as const;
+/**
+ * GitHub: `tools` and `init` within 2× a parse-only process (the generator's goal), `client` within 2.5×. MS Graph:
+ * `init` within 2.5 s (the generation-speed issue), `client` and `tools` within 3 s.
+ */
+const GOALS = { githubRatio: { client: 2.5, tools: 2, init: 2 }, graphSeconds: { client: 3, tools: 3, init: 2.5 }, graphBetaSeconds: 8, graphBetaMb: 2048 } as const;
 const OUR_COMMANDS = ['client', 'tools', 'init'] as const;
 const AREA = '1 generation';
 
@@ -109,9 +112,10 @@ async function report(context: BenchContext, results: Runs, spec: Spec, command:
       borderline = straddles(parseRatios, ratioGoal);
     }
     if (command !== 'peer' && spec.key === 'graph') {
-      goal = `≤ ${GOALS.graphSeconds} s`;
-      status = verdict(median(wall) <= GOALS.graphSeconds);
-      borderline = straddles(wall, GOALS.graphSeconds);
+      const limit = GOALS.graphSeconds[command];
+      goal = `≤ ${limit} s`;
+      status = verdict(median(wall) <= limit);
+      borderline = straddles(wall, limit);
     }
     if (command !== 'peer' && spec.key === 'graphBeta') {
       goal = `< ${GOALS.graphBetaSeconds} s and < ${GOALS.graphBetaMb / 1024} GB`;
