@@ -70,7 +70,8 @@ function bundleLocator(): Locate {
 function area(frame: ProfileNode['callFrame'], locate: Locate): string {
   if (frame.functionName === '(garbage collector)') return 'GC';
   const url = locate(frame);
-  const own = /\/dist\/src\/(?:([^/]+)\/)?[^/]*\.js$/.exec(url);
+  // By folder, nested ones too (src/emit/tools); files directly in src are one area.
+  const own = /\/dist\/src\/(?:(.+)\/)?[^/]+\.js$/.exec(url);
   if (own) return own[1] ? `src/${own[1]}` : 'src/*.ts';
   const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `dependency ${pkg[1]}`;
