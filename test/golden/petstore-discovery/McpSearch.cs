@@ -65,33 +65,37 @@ internal sealed partial class McpSearch
         var possessorSet = Ids(possessors);
         var oneSet = Ids(ones);
         var freeSet = Ids(free);
-        // Term at a time into one array of sums (rented: Graph's is 90 KB), remembering which operations were reached.
+        // Term at a time into one array of sums, remembering which operations were reached. The arrays are rented (on
+        // all of Graph they are up to 180 KB a search, which allocated anew would go to the large object heap, whose
+        // collections hold up a request now and then).
         var sums = ArrayPool<double>.Shared.Rent(operations.Length);
+        var reached = ArrayPool<int>.Shared.Rent(operations.Length);
+        var scored = ArrayPool<(int Doc, double Score)>.Shared.Rent(operations.Length);
         Array.Clear(sums, 0, operations.Length);
-        var reached = new List<int>();
         try
         {
+            var reachedCount = 0;
             foreach (var term in distinct)
             {
                 if (!postings.TryGetValue(term, out var list)) continue;
                 for (var i = 0; i + 1 < list.Length; i += 2)
                 {
                     var doc = list[i];
-                    if (sums[doc] == 0) reached.Add(doc);
+                    if (sums[doc] == 0) reached[reachedCount++] = doc;
                     sums[doc] += list[i + 1];
                 }
             }
-            var scored = new List<(int Doc, double Score)>(reached.Count);
-            foreach (var doc in reached)
+            var count = 0;
+            foreach (var doc in reached.AsSpan(0, reachedCount))
             {
                 if (tag is not null && !HasTag(operations[doc], tag)) continue;
-                scored.Add((doc, Score(sums[doc], signals[doc], termSet, intentSet, possessorSet, oneSet, freeSet)));
+                scored[count++] = (doc, Score(sums[doc], signals[doc], termSet, intentSet, possessorSet, oneSet, freeSet));
             }
             // The name raises a score at most 1 + NameCoverage times: an operation below the limit-th best by that much
             // cannot be among the results, and its name need not be looked at (Graph: most of 11,422).
-            var bar = KthLargest(scored, limit);
+            var bar = KthLargest(scored.AsSpan(0, count), limit);
             var finalists = new List<(int Doc, double Score)>();
-            foreach (var (doc, score) in scored)
+            foreach (var (doc, score) in scored.AsSpan(0, count))
             {
                 if (score * (1 + NameCoverage) >= bar) finalists.Add((doc, score * (1 + NameCoverage * NameShare(signals[doc], termSet))));
             }
@@ -101,6 +105,8 @@ internal sealed partial class McpSearch
         finally
         {
             ArrayPool<double>.Shared.Return(sums);
+            ArrayPool<int>.Shared.Return(reached);
+            ArrayPool<(int Doc, double Score)>.Shared.Return(scored);
         }
     }
 
@@ -180,9 +186,9 @@ internal sealed partial class McpSearch
     }
 
     /// <summary>The k-th largest score; negative infinity when there are no more than k.</summary>
-    private static double KthLargest(List<(int Doc, double Score)> scored, int k)
+    private static double KthLargest(ReadOnlySpan<(int Doc, double Score)> scored, int k)
     {
-        if (scored.Count <= k || k <= 0) return double.NegativeInfinity;
+        if (scored.Length <= k || k <= 0) return double.NegativeInfinity;
         var top = new List<double>(k + 1);
         foreach (var (_, score) in scored)
         {
