@@ -61,9 +61,10 @@ internal sealed partial class McpSearch
         var possessorSet = Ids(possessors);
         var oneSet = Ids(ones);
         var freeSet = Ids(free);
-        // Term at a time into one array of sums, remembering which operations were reached. The arrays are rented (on
-        // all of Graph they are up to 180 KB a search, which allocated anew would go to the large object heap, whose
-        // collections hold up a request now and then).
+        // Term at a time into one array of sums, remembering which operations were reached: each once, as a posting's
+        // weight is at least 1 (the generator writes it so), so a reached operation's sum is never 0 again. The arrays
+        // are rented (on all of Graph they are up to 180 KB a search, which allocated anew would go to the large object
+        // heap, whose collections hold up a request now and then).
         var sums = ArrayPool<double>.Shared.Rent(operations.Length);
         var reached = ArrayPool<int>.Shared.Rent(operations.Length);
         var scored = ArrayPool<(int Doc, double Score)>.Shared.Rent(operations.Length);
