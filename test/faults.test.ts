@@ -198,6 +198,36 @@ const ERROR_SHAPES: Record<string, { status: number; body: unknown; type?: strin
     body: { errors: [{ status: '422', source: { pointer: '/data/attributes/name' }, title: 'Invalid Attribute', detail: 'Name must contain at least three characters.' }, { status: '422', source: { pointer: '/data/attributes/species' }, title: 'Invalid Attribute', detail: 'Species is not one of dog, cat.' }] },
     expected: 'Error: Invalid Attribute: Name must contain at least three characters.; Invalid Attribute: Species is not one of dog, cat. (HTTP 422)',
   },
+  'fastapi-validation': {
+    status: 422,
+    body: { detail: [{ loc: ['body', 'tags', 1], msg: 'tag \'Urgent Stuff\' must be lowercase, without spaces', type: 'value_error' }, { loc: ['query', 'limit'], msg: 'ensure this value is less than or equal to 100', type: 'value_error.number.not_le', ctx: { limit_value: 100 } }] },
+    expected: 'Error: body.tags[1]: tag \'Urgent Stuff\' must be lowercase, without spaces; query.limit: ensure this value is less than or equal to 100 (HTTP 422)',
+  },
+  'drf-fields': {
+    status: 400, body: { isbn: ['The ISBN\'s check digit is wrong.'], title: ['This field may not be blank.', 'Ensure this field has no more than 200 characters.'] },
+    expected: 'Error: The ISBN\'s check digit is wrong.; title: This field may not be blank.; title: Ensure this field has no more than 200 characters. (HTTP 400)',
+  },
+  'drf-non-field': {
+    status: 400, body: { non_field_errors: ['No copy is available.'] },
+    expected: 'Error: No copy is available. (HTTP 400)',
+  },
+  'drf-nested': {
+    status: 400, body: { author: { name: ['This field is required.'] }, items: [{}, { qty: ['Ensure this value is greater than or equal to 1.'] }] },
+    expected: 'Error: author.name: This field is required.; items[1].qty: Ensure this value is greater than or equal to 1. (HTTP 400)',
+  },
+  'nest-messages': {
+    status: 400, body: { statusCode: 400, message: ['title should not be empty', 'priority must be one of the following values: low, high'], error: 'Bad Request' },
+    expected: 'Error: title should not be empty; priority must be one of the following values: low, high (HTTP 400)',
+  },
+  'loopback-details': {
+    status: 422,
+    body: { error: { statusCode: 422, name: 'UnprocessableEntityError', message: 'The request body is invalid. See error object `details` property for more info.', code: 'VALIDATION_FAILED', details: [{ path: '/title', code: 'minLength', message: 'must NOT have fewer than 1 characters', info: { limit: 1 } }] } },
+    expected: 'Error: The request body is invalid. See error object `details` property for more info: /title: must NOT have fewer than 1 characters (HTTP 422)',
+  },
+  'fastify-validation': {
+    status: 400, body: { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'body/name must NOT have fewer than 1 characters' },
+    expected: 'Error: body/name must NOT have fewer than 1 characters (HTTP 400)',
+  },
   'many-errors': {
     status: 400, body: { message: 'Invalid input', errors: Array.from({ length: 200 }, (_, i) => ({ field: `field${i}`, message: 'is wrong' })) },
     expected: (answer) => answer.startsWith('Error: Invalid input: field0: is wrong; field1: is wrong;') && answer.includes('; field19: is wrong (HTTP 400)') && !answer.includes('field20'),

@@ -3,7 +3,7 @@ import type { RefResolver } from '../load/refs.js';
 import { SchemaTypes } from './schemas.js';
 import { isObject, text } from './schema-nodes.js';
 import { templateParameters } from './paths.js';
-import type { Parameter, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
+import type { Parameter, ParameterContent, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
 const STRING: TypeRef = { kind: 'primitive', type: 'string', nullable: false };
@@ -67,7 +67,7 @@ function mergeParameters(context: ParameterContext, item: Record<string, unknown
       if (typeof name !== 'string' || name === '') throw new GeneratorError('spec', 'a parameter has no `name`', `${display}#${paramAt}`);
       if (!LOCATIONS.includes(location)) throw new GeneratorError('spec', `parameter ${JSON.stringify(name)} has an unknown location ${JSON.stringify(value.in)}`, `${display}#${paramAt}/in`);
       if (location === 'header' && (IGNORED_HEADERS.test(name) || AWS_SIGNATURE_HEADERS.test(name))) return;
-      const parameter = buildParameter(context.schemas, value, paramAt, name, location, at);
+      const parameter = buildParameter(context, value, paramAt, name, location, at);
       if (paramAt !== `${listAt}/${index}`) shared.set(paramAt, parameter);
       merged.set(`${location}:${name}`, parameter);
     });
@@ -78,15 +78,27 @@ function mergeParameters(context: ParameterContext, item: Record<string, unknown
 }
 
 function buildParameter(
-  schemas: SchemaTypes, node: Record<string, unknown>, at: string, name: string, location: ParameterLocation, operationAt: string,
+  context: ParameterContext, node: Record<string, unknown>, at: string, name: string, location: ParameterLocation, operationAt: string,
 ): Parameter {
+  const { schemas } = context;
   let schema: unknown = node.schema;
   let schemaAt = `${at}/schema`;
+  let content: ParameterContent | undefined;
   if (schema === undefined && isObject(node.content)) {
+    // OpenAPI: the map has exactly one entry, the media type the whole value is written in.
     const [mediaType, media] = Object.entries(node.content)[0] ?? [];
-    if (mediaType !== undefined && isObject(media)) {
-      schema = media.schema;
-      schemaAt = `${at}/content/${pointerToken(mediaType)}/schema`;
+    if (mediaType !== undefined) {
+      content = { mediaType, writer: parameterWriter(mediaType) };
+      if (isObject(media)) {
+        schema = media.schema;
+        schemaAt = `${at}/content/${pointerToken(mediaType)}/schema`;
+      }
+      if (content.writer === 'none') {
+        context.warnings.push({
+          location: `${context.display}#${at}/content`,
+          message: `${location} parameter ${JSON.stringify(name)} is written as ${mediaType}, which the client cannot write: its tool refuses a call that gives it`,
+        });
+      }
     }
   }
   const origin = { kind: 'parameter', operation: operationAt, parameter: name } as const;
@@ -103,5 +115,14 @@ function buildParameter(
     style,
     explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
     allowEmpty: location === 'query' && node.allowEmptyValue === true,
+    ...(content !== undefined && { content }),
   };
+}
+
+/** How a parameter declared with `content` is written: JSON (and any media type, which JSON is one of), text, or not at all. */
+function parameterWriter(mediaType: string): ParameterContent['writer'] {
+  const type = mediaType.toLowerCase().split(';')[0]?.trim() ?? '';
+  if (type === 'application/json' || type.endsWith('+json') || type.endsWith('/json') || type === '*/*' || type === 'application/*') return 'json';
+  if (type === 'text/plain' || type === 'text/*') return 'text';
+  return 'none';
 }

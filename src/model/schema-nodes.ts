@@ -31,18 +31,34 @@ export function nullable(type: TypeRef): TypeRef {
   return type.nullable ? type : { ...type, nullable: true };
 }
 
-/** The one non-null `type` a schema declares: `''` when it declares none, undefined when several. */
+/**
+ * The one non-null `type` a schema declares: `''` when it declares none, undefined when several. A number that may
+ * also be written as a string (`["integer", "string"]`, as ASP.NET Core 10 writes every number, since it reads numbers
+ * from strings too) is the number: JSON clients send numbers, and the string form only restates them.
+ */
 export function declaredType(node: Schema): string | undefined {
   const type = node.type;
   if (typeof type === 'string') return type === 'null' ? '' : type;
   if (!Array.isArray(type)) return '';
   let found = '';
+  let other = '';
   for (const t of type) {
-    if (typeof t !== 'string' || t === 'null') continue;
-    if (found !== '') return undefined;
-    found = t;
+    if (typeof t !== 'string' || t === 'null' || t === found || t === other) continue;
+    if (found === '') found = t;
+    else if (other === '') other = t;
+    else return undefined;
   }
-  return found;
+  if (other === '') return found;
+  if (found === 'string' && NUMBER_TYPES.has(other)) return other;
+  if (other === 'string' && NUMBER_TYPES.has(found)) return found;
+  return undefined;
+}
+
+const NUMBER_TYPES: ReadonlySet<string> = new Set(['integer', 'number']);
+
+/** The non-null types of a schema that declares several (`type: ["string", "boolean"]`), each once, in its order. */
+export function declaredTypes(node: Schema): string[] {
+  return Array.isArray(node.type) ? [...new Set(node.type.filter((t): t is string => typeof t === 'string' && t !== 'null'))] : [];
 }
 
 export function isNullable(node: Schema): boolean {
@@ -76,7 +92,8 @@ export function stringType(format: string | undefined): Primitive {
     case 'date-time': return 'dateTime';
     case 'date': return 'date';
     case 'uuid': return 'uuid';
-    case 'byte': case 'binary': return 'bytes';
+    case 'byte': return 'bytes';
+    case 'binary': return 'file';
     default: return 'string';
   }
 }

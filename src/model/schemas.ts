@@ -1,8 +1,9 @@
 import { GeneratorError, decodePointerToken, pointerToken, type Diagnostic } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
+import { Subtypes, declaredDiscriminator, discriminatorValues, inheritedDiscriminator, unionDiscriminator } from './discriminators.js';
 import { constraintsOf, isNumberWrittenAsBytes, isUntypedPart, numberConstraints, mergeConstraints, withConstraints } from './constraints.js';
-import { ANY, declaredType, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
+import { ANY, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
 
@@ -18,7 +19,11 @@ const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
 export class SchemaTypes {
   readonly types = new Map<string, ObjectType>();
 
-  constructor(private readonly refs: RefResolver) {}
+  private readonly subtypes: Subtypes;
+
+  constructor(private readonly refs: RefResolver) {
+    this.subtypes = new Subtypes(refs);
+  }
 
   /** The type of the schema `node` found at pointer `at`; `origin` names it if it is an inline object. */
   typeOf(node: unknown, at: string, origin: TypeOrigin): TypeRef {
@@ -36,6 +41,9 @@ export class SchemaTypes {
           const record = this.types.has(target);
           return record ? { kind: 'object', id: target, nullable: node.nullable === true } : ANY;
         }
+        // A base that others extend, with a discriminator: a value of it may be any of them.
+        const polymorphic = this.polymorphic(value, target, at, origin);
+        if (polymorphic) return node.nullable === true ? nullable(polymorphic) : polymorphic;
         // An object type, once declared, is what every later reference to it resolves to (its constraints are its own).
         const declared = this.declaredAt.get(target);
         if (declared) return node.nullable === true ? nullable(declared) : declared;
@@ -62,6 +70,38 @@ export class SchemaTypes {
       this.depth--;
     }
   }
+
+  /**
+   * The union of the schemas a base with a discriminator stands for (its mapping's targets, or the schemas that
+   * extend it), each pinned to its discriminator value; undefined for any other schema. Made once per base.
+   */
+  private polymorphic(value: unknown, target: string, at: string, origin: TypeOrigin): TypeRef | undefined {
+    if (!isObject(value) || Array.isArray(value.oneOf) || Array.isArray(value.anyOf)) return undefined;
+    const known = this.polymorphicAt.get(target);
+    if (known !== undefined) return known ?? undefined;
+    const discriminator = declaredDiscriminator(value);
+    const subtypes = discriminator ? this.subtypes.of(target, discriminator) : [];
+    if (!discriminator || subtypes.length === 0) {
+      this.polymorphicAt.set(target, null);
+      return undefined;
+    }
+    // While its alternatives are read, a reference to the base inside one of them is the base itself.
+    this.polymorphicAt.set(target, null);
+    const variants: TypeRef[] = [];
+    const values: (readonly string[])[] = [];
+    subtypes.forEach((pointer, index) => {
+      const schema = this.refs.at(pointer);
+      if (schema === undefined) return;
+      variants.push(pointer === target ? this.typeOf({ $ref: `#${target}` }, at, origin) : this.typeOf({ $ref: `#${pointer}` }, `${at}/discriminator/${index}`, origin));
+      values.push(discriminatorValues(discriminator, pointer, schema));
+    });
+    const union: TypeRef = { kind: 'any', nullable: isNullable(value), union: { kind: 'oneOf', variants, discriminator: { property: discriminator.property, values } } };
+    this.polymorphicAt.set(target, union);
+    return union;
+  }
+
+  /** {@link polymorphic}'s unions by the base's pointer; null: the schema is no such base. */
+  private readonly polymorphicAt = new Map<string, TypeRef | null>();
 
   private depth = 0;
   private readonly resolving = new Set<string>();
@@ -94,10 +134,13 @@ export class SchemaTypes {
         return unionNullable ? nullable(inner) : inner;
       }
       const types = variants.map(({ variant, index }) => this.typeOf(variant, `${at}/${key}/${index}`, { kind: 'variant', of: origin, index }));
-      return withConstraints({ kind: 'any', nullable: unionNullable, ...(types.length > 0 && { union: { kind: key, variants: types } }) }, constraintsOf(node));
+      const discriminator = unionDiscriminator(node, variants.map(({ variant, index }) => this.refs.follow(variant, `${at}/${key}/${index}`)));
+      return withConstraints({ kind: 'any', nullable: unionNullable, ...(types.length > 0 && { union: { kind: key, variants: types, ...(discriminator && { discriminator }) } }) }, constraintsOf(node));
     }
 
     const declared = declaredType(node);
+    // Several types (`["string", "boolean"]`): each is an alternative, as if written as anyOf.
+    if (declared === undefined) return this.typeUnion(node, at, origin, isNull);
     const type = declared === '' ? inferType(node) : declared;
     switch (type) {
       case 'object':
@@ -118,12 +161,20 @@ export class SchemaTypes {
       }
       case 'string':
         if (isNumberWrittenAsBytes(node)) return withConstraints(primitive('int', isNull), numberConstraints(constraintsOf(node)));
+        // OpenAPI 3.1 says a file by its media type, where bytes inside JSON also name their encoding.
+        if (typeof node.contentMediaType === 'string' && node.contentEncoding === undefined && node.format === undefined) return withConstraints(primitive('file', isNull), constraintsOf(node));
         return withConstraints(primitive(stringType(text(node.format)), isNull), constraintsOf(node));
       case 'integer': return withConstraints(primitive(node.format === 'int32' ? 'int' : 'long', isNull), constraintsOf(node));
       case 'number': return withConstraints(primitive(numberType(text(node.format)), isNull), constraintsOf(node));
       case 'boolean': return withConstraints(primitive('bool', isNull), constraintsOf(node));
       default: return withConstraints(ANY, constraintsOf(node));
     }
+  }
+
+  /** A schema of several types: the union of the schema read once with each type alone. */
+  private typeUnion(node: Schema, at: string, origin: TypeOrigin, isNull: boolean): TypeRef {
+    const variants = declaredTypes(node).map((type, index) => this.resolved({ ...node, type }, `${at}/type/${index}`, { kind: 'variant', of: origin, index }));
+    return { kind: 'any', nullable: isNull, union: { kind: 'anyOf', variants } };
   }
 
   /**
@@ -168,10 +219,13 @@ export class SchemaTypes {
     if (!this.types.has(at)) {
       const properties: SchemaProperty[] = [];
       const description = text(node.description) ?? text(node.title);
-      this.types.set(at, { id: at, origin, properties, ...(description !== undefined && { description }) });
+      const type: { -readonly [K in keyof ObjectType]: ObjectType[K] } = { id: at, origin, properties, ...(description !== undefined && { description }) };
+      this.types.set(at, type);
       const required = Array.isArray(node.allOf) ? this.collectComposed(node, at, properties) : Array.isArray(node.required) ? node.required : NOTHING_REQUIRED;
       if (!Array.isArray(node.allOf)) this.addProperties(node, at, at, properties, required);
       this.addUndeclared(at, properties, required);
+      const inherited = Array.isArray(node.allOf) ? inheritedDiscriminator(this.refs, node, at) : undefined;
+      if (inherited) type.discriminator = inherited;
     }
     return { kind: 'object', id: at, nullable: isNull, ...(constraints && { constraints }) };
   }

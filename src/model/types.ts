@@ -5,7 +5,12 @@ export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delet
 
 export type Primitive =
   | 'string' | 'int' | 'long' | 'double' | 'float' | 'decimal' | 'bool'
-  | 'dateTime' | 'date' | 'uuid' | 'bytes';
+  | 'dateTime' | 'date' | 'uuid' | 'bytes'
+  /**
+   * A file (`format: binary`, or in OpenAPI 3.1 a `contentMediaType` without `contentEncoding`): its bytes, and in a
+   * multipart body its name and media type, which the API receives with it.
+   */
+  | 'file';
 
 /**
  * What a schema requires of a value beyond its type: the JSON Schema validation keywords, read from the
@@ -46,6 +51,13 @@ export type TypeRef =
 export interface Union {
   readonly kind: 'oneOf' | 'anyOf';
   readonly variants: readonly TypeRef[];
+  /** The property whose value says which alternative a value is, and each alternative's values (by index). */
+  readonly discriminator?: Discriminator;
+}
+
+export interface Discriminator {
+  readonly property: string;
+  readonly values: readonly (readonly string[])[];
 }
 
 /** What a schema says about a value for people: shown to the AI in descriptions. */
@@ -71,6 +83,8 @@ export interface ObjectType {
   readonly origin: TypeOrigin;
   readonly description?: string;
   readonly properties: Property[];
+  /** Extends (`allOf`) a base with a discriminator: the property, and the values that say a value is this type. */
+  readonly discriminator?: { readonly property: string; readonly values: readonly string[] };
 }
 
 export interface Property {
@@ -96,6 +110,17 @@ export interface Parameter {
   readonly explode: boolean;
   /** A query parameter that may be sent with an empty value (`allowEmptyValue`). */
   readonly allowEmpty: boolean;
+  /**
+   * Declared with `content` rather than `schema`: one value written in that media type, not spread by a style.
+   * `json`: as JSON text (a string as its text); `text`: as it is; `none`: a media type the client cannot write, so
+   * a call that gives this parameter is refused rather than sent in a form the API would read otherwise.
+   */
+  readonly content?: ParameterContent;
+}
+
+export interface ParameterContent {
+  readonly mediaType: string;
+  readonly writer: 'json' | 'text' | 'none';
 }
 
 /** A query pair of a path template: a fixed value, or the value of the path parameter `parameter`. */

@@ -68,6 +68,17 @@ function queryOptions(parameter: Parameter): string {
   return (parameter.explode ? '' : ', explode: false') + (style ? `, style: ${FIXED_NAMES.queryStyle}.${style}` : '');
 }
 
+/** A parameter's value as the request takes it: a parameter declared with `content` is one value, its JSON text. */
+function written(parameter: Parameter, name: string): string {
+  return parameter.content ? `${FIXED_NAMES.request}.JsonText(${name})` : name;
+}
+
+/** A parameter the client cannot write as the spec says: a call that gives it is not sent. */
+function refusal(parameter: Parameter, name: string): string {
+  const why = `the ${parameter.location} parameter '${parameter.name}' is written as ${parameter.content?.mediaType ?? 'an unknown media type'}, which this client cannot write`;
+  return `.Refuse(${name}, ${stringLiteral(why)})`;
+}
+
 function resultType(op: Operation, plan: NamePlan): string {
   if (op.success.kind === 'binary') return FIXED_NAMES.file;
   if (op.success.kind === 'none' || !op.success.type) return 'JsonElement?';
@@ -95,8 +106,12 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   for (const piece of pathPieces(op.requestPath)) {
     if (piece.kind === 'literal') chain.push(`.Path(${stringLiteral(piece.text)})`);
     else {
-      const name = nameOf('path', piece.name);
-      chain.push(name ? `.PathValue(${stringLiteral(piece.name)}, ${name})` : `.Path(${stringLiteral(encodeURIComponent(`{${piece.name}}`))})`);
+      const index = op.parameters.findIndex((p) => p.location === 'path' && p.name === piece.name);
+      const parameter = op.parameters[index];
+      const name = names.parameters[index];
+      if (!parameter || !name) chain.push(`.Path(${stringLiteral(encodeURIComponent(`{${piece.name}}`))})`);
+      else if (parameter.content?.writer === 'none') chain.push(refusal(parameter, name));
+      else chain.push(`.PathValue(${stringLiteral(piece.name)}, ${written(parameter, name)})`);
     }
   }
   // Query pairs the path template fixes (`/items?v=2`, `/search?q={q}`).
@@ -106,10 +121,12 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   }
   op.parameters.forEach((parameter, index) => {
     const name = names.parameters[index];
-    if (!name) return;
-    if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${name}${queryOptions(parameter)})`);
-    if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${name})`);
-    if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${name})`);
+    if (!name || parameter.location === 'path') return;
+    if (parameter.content?.writer === 'none') return void chain.push(refusal(parameter, name));
+    const value = written(parameter, name);
+    if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${value}${parameter.content ? '' : queryOptions(parameter)})`);
+    if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${value})`);
+    if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${value})`);
   });
   if (op.success.mediaType) chain.push(`.Accept(${stringLiteral(op.success.mediaType)})`);
   if (op.success.headers) chain.push(`.KeepHeaders(${op.success.headers.map((name) => stringLiteral(name)).join(', ')})`);

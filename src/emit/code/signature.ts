@@ -8,7 +8,7 @@ const MAX_LITERALS = 12;
 
 const PRIMITIVES: Record<Primitive, string> = {
   string: 'string', int: 'number', long: 'number', double: 'number', float: 'number', decimal: 'number', bool: 'boolean',
-  dateTime: 'string', date: 'string', uuid: 'string', bytes: 'string',
+  dateTime: 'string', date: 'string', uuid: 'string', bytes: 'string', file: 'string',
 };
 
 /** What a tool answers for a file: its descriptor. */

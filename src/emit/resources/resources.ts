@@ -37,7 +37,7 @@ export function resourceScheme(serverName: string): string {
 }
 
 /** A value the SDK reads from a URI: a scalar (not bytes), which it parses with the invariant culture. */
-const fromUri = (type: TypeRef): boolean => type.kind === 'primitive' && type.type !== 'bytes';
+const fromUri = (type: TypeRef): boolean => type.kind === 'primitive' && type.type !== 'bytes' && type.type !== 'file';
 /** A URI template variable: the C# name, as the SDK's template parser and its regular expression groups take it. */
 const variable = (parameter: MethodParameter): string => parameter.name.replace(/^@/, '');
 const simpleName = (parameter: MethodParameter): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(variable(parameter));

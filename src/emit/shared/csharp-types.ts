@@ -1,9 +1,14 @@
-import type { NamePlan } from '../../names/plan.js';
+import { FIXED_NAMES, type NamePlan } from '../../names/plan.js';
 import type { Primitive, TypeRef } from '../../model/types.js';
 
+/**
+ * A `date-time` is its text: the tool's input schema says `format: date-time` and the server checks it before a call,
+ * then sends it as written (`2027-04-30T18:00:00.000Z` stays that; a DateTimeOffset would come back as
+ * `2027-04-30T18:00:00+00:00`, or with seven fractional digits in a query, which some APIs refuse).
+ */
 const PRIMITIVES: Record<Primitive, string> = {
   string: 'string', int: 'int', long: 'long', double: 'double', float: 'float', decimal: 'decimal', bool: 'bool',
-  dateTime: 'DateTimeOffset', date: 'DateOnly', uuid: 'Guid', bytes: 'byte[]',
+  dateTime: 'string', date: 'DateOnly', uuid: 'Guid', bytes: 'byte[]', file: FIXED_NAMES.file,
 };
 
 /**

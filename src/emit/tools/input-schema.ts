@@ -24,6 +24,8 @@ interface Expansion {
   nodes: number;
   /** Inside a union (`oneOf`/`anyOf`): the value is a `JsonElement`, sent as given, properties and all. */
   inUnion: boolean;
+  /** In a multipart body, whose files are sent with their names and media types. */
+  readonly files: boolean;
 }
 
 /** Formats that say how a string holds bytes, or how a number is stored: not JSON Schema formats. */
@@ -33,7 +35,19 @@ const PRIMITIVES: Record<Primitive, JsonSchema> = {
   string: { type: 'string' }, int: { type: 'integer', format: 'int32' }, long: { type: 'integer' },
   double: { type: 'number' }, float: { type: 'number' }, decimal: { type: 'number' }, bool: { type: 'boolean' },
   dateTime: { type: 'string', format: 'date-time' }, date: { type: 'string', format: 'date' }, uuid: { type: 'string', format: 'uuid' },
-  bytes: { type: 'string', contentEncoding: 'base64' },
+  bytes: { type: 'string', contentEncoding: 'base64' }, file: { type: 'string', contentEncoding: 'base64' },
+};
+
+/** A file of a multipart body: its bytes, and the name and media type the API receives with them (ApiFile reads this). */
+const FILE: JsonSchema = {
+  type: 'object',
+  properties: {
+    content: { description: "The file's bytes, base64-encoded.", type: 'string', contentEncoding: 'base64' },
+    fileName: { description: 'Its name, as the API receives it (default: the field name).', type: 'string', minLength: 1 },
+    contentType: { description: 'Its media type, e.g. application/pdf (default: application/octet-stream).', type: 'string', pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?$' },
+  },
+  required: ['content'],
+  additionalProperties: false,
 };
 
 /**
@@ -101,7 +115,7 @@ function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchem
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
   // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
   // same OData arguments ($select, $expand with long enums) again and again.
-  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
+  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
   // By shape, then by the type's text: that text is kept per type reference, so its hash is worked out once (a key
   // joined from both would be a new string, hashed whole, at every argument).
   let byModel = madeArguments.get(model);
@@ -129,18 +143,20 @@ function typeKey(type: TypeRef): string {
 
 function argumentSchemaOf(model: ApiModel, p: MethodParameter, type: TypeRef): JsonSchema {
   // An optional argument may be left out; null is not published as a value of its own.
-  let schema = boundedSchema(model, p.optional ? { ...type, nullable: false } : type);
+  const files = p.source.kind === 'body' && p.source.body.kind === 'multipart';
+  let schema = boundedSchema(model, p.optional ? { ...type, nullable: false } : type, files);
   // A path segment cannot be empty, and a query parameter may be sent empty only where it allows that.
   if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'string' && schema.enum === undefined && !(Number(schema.minLength) >= 1)) {
     schema = { ...schema, minLength: 1 };
   }
-  // Nor can a string item of a query array: `tags=` is read as no value at all.
-  if (p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && p.source.parameter.location === 'query' && schema.type === 'array') {
+  // A query array spread into fields (not one JSON text): a string item cannot be empty, as `tags=` is read as no value at all,
+  const spread = p.source.kind === 'parameter' && p.source.parameter.location === 'query' && !p.source.parameter.content;
+  if (spread && p.source.kind === 'parameter' && !p.source.parameter.allowEmpty && schema.type === 'array') {
     const items = schema.items as JsonSchema | undefined;
     if (items?.type === 'string' && items.enum === undefined && !(Number(items.minLength) >= 1)) schema = { ...schema, items: { ...items, minLength: 1 } };
   }
-  // A required array sent as repeated fields (query, forms) has no way to say "empty": it needs an item.
-  if (!p.optional && schema.type === 'array' && p.source.kind === 'parameter' && p.source.parameter.location === 'query') schema = atLeastOne(schema);
+  // and a required one has no way to say "empty": it needs an item (as in forms).
+  if (spread && !p.optional && schema.type === 'array') schema = atLeastOne(schema);
   if (p.source.kind === 'body' && (p.source.body.kind === 'form' || p.source.body.kind === 'multipart') && isObjectSchema(schema)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     schema = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, required.has(name) && property.type === 'array' ? atLeastOne(property) : property])) };
@@ -158,15 +174,15 @@ const isObjectSchema = (schema: JsonSchema): schema is JsonSchema & { properties
  */
 const madeSchemas = new WeakMap<ApiModel, Map<string, JsonSchema>>();
 
-/** The schema of a type, inlined as deep as {@link MAX_NODES} allows. */
-function boundedSchema(model: ApiModel, type: TypeRef): JsonSchema {
+/** The schema of a type, inlined as deep as {@link MAX_NODES} allows; `files`: in a multipart body. */
+function boundedSchema(model: ApiModel, type: TypeRef, files: boolean): JsonSchema {
   // A type reference names its types by id: equal references are the same type, constraints and all.
-  const key = type.kind === 'primitive' ? undefined : typeKey(type);
+  const key = type.kind === 'primitive' ? undefined : files ? `files ${typeKey(type)}` : typeKey(type);
   let made = madeSchemas.get(model);
   if (!made) madeSchemas.set(model, (made = new Map<string, JsonSchema>()));
   const known = key === undefined ? undefined : made.get(key);
   if (known) return known;
-  const make = (maxDepth: number): JsonSchema => typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false });
+  const make = (maxDepth: number): JsonSchema => typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false, files });
   let schema: JsonSchema;
   try {
     // Most types fit whole.
@@ -242,7 +258,7 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
   const c = type.constraints ?? {};
   switch (type.kind) {
     case 'primitive': {
-      const base = PRIMITIVES[type.type];
+      const base = type.type === 'file' && expansion.files ? FILE : PRIMITIVES[type.type];
       for (const key in base) schema[key] = base[key];
       if (type.type === 'string' && c.format !== undefined && !UNPUBLISHED_FORMATS.has(c.format)) schema.format = c.format;
       enumKeyword(c, schema);
@@ -284,13 +300,20 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
       // where a union holds the object, which is sent whole, nor where read-only properties, left out here, may come back.)
       if (!expansion.inUnion && writable.length === declared.properties.length && writable.length > 0) schema.additionalProperties = false;
       pick(c, ['minProperties', 'maxProperties'], schema);
+      if (declared.discriminator) pin(schema, declared.discriminator.property, declared.discriminator.values);
       return;
     }
     case 'any': {
       if (type.union && depth <= expansion.maxDepth) {
         const outer = expansion.inUnion;
         expansion.inUnion = true;
-        const variants = type.union.variants.map((v) => typeSchema(model, v, seen, depth + 1, expansion));
+        const discriminator = type.union.discriminator;
+        const variants = type.union.variants.map((v, index) => {
+          const variant = typeSchema(model, v, seen, depth + 1, expansion);
+          const values = discriminator?.values[index];
+          if (discriminator && values && values.length > 0) pin(variant, discriminator.property, values);
+          return variant;
+        });
         expansion.inUnion = outer;
         schema[type.union.kind] = variants;
       }
@@ -298,6 +321,23 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
       return;
     }
   }
+}
+
+/**
+ * An alternative of a discriminated union, or a type that extends a base with a discriminator: its discriminator
+ * property takes only its own values and is required (OpenAPI requires it), so that a value fits one alternative
+ * alone (a `oneOf` whose alternatives all take any `kind` refuses a valid value as fitting two). In place.
+ */
+function pin(schema: JsonSchema, property: string, values: readonly string[]): void {
+  if (schema.type !== 'object' && !(Array.isArray(schema.type) && schema.type.includes('object'))) return;
+  const properties = (schema.properties ??= {}) as Record<string, JsonSchema>;
+  const current = properties[property];
+  const type = current?.type;
+  // Discriminator values are strings: a property of another type is left as the spec has it.
+  if (type !== undefined && type !== 'string' && !(Array.isArray(type) && type.includes('string'))) return;
+  properties[property] = { ...current, type: 'string', enum: [...values] };
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  if (!required.includes(property)) schema.required = [...required, property];
 }
 
 /** `null` as one more allowed value: in `type`, in `enum`, or as one more alternative (in place). */

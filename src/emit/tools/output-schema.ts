@@ -6,7 +6,7 @@ const MAX_NODES = 1000;
 
 const PRIMITIVE_TYPES: Record<Primitive, string> = {
   string: 'string', int: 'integer', long: 'integer', double: 'number', float: 'number', decimal: 'number', bool: 'boolean',
-  dateTime: 'string', date: 'string', uuid: 'string', bytes: 'string',
+  dateTime: 'string', date: 'string', uuid: 'string', bytes: 'string', file: 'string',
 };
 
 /**

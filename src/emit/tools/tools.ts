@@ -171,7 +171,7 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('    : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];');
   w.close();
   w.line();
-  w.doc('summary', 'What a call learned beside its answer, for the host that serves it: the answer\'s status, the response headers the spec declares (and Link), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.');
+  w.doc('summary', 'What a call learned beside its answer, for the host that serves it: the answer\'s status, the response headers the spec declares (and Link and Location), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.');
   w.open('public sealed class CallNotes');
   w.line('public static readonly AsyncLocal<CallNotes?> Current = new();');
   w.line();
