@@ -205,7 +205,7 @@ const ERROR_SHAPES: Record<string, { status: number; body: unknown; type?: strin
   },
   'drf-fields': {
     status: 400, body: { isbn: ['The ISBN\'s check digit is wrong.'], title: ['This field may not be blank.', 'Ensure this field has no more than 200 characters.'] },
-    expected: 'Error: The ISBN\'s check digit is wrong.; title: This field may not be blank.; title: Ensure this field has no more than 200 characters. (HTTP 400)',
+    expected: 'Error: isbn: The ISBN\'s check digit is wrong.; title: This field may not be blank.; title: Ensure this field has no more than 200 characters. (HTTP 400)',
   },
   'drf-non-field': {
     status: 400, body: { non_field_errors: ['No copy is available.'] },

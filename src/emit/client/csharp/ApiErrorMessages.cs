@@ -328,8 +328,25 @@ public static class ApiErrorMessages
         }
         if (text is not null && reasons.Count < 4 * MaxReasons)
         {
-            reasons.Add((text, Limit(field is null || text.Contains(field, StringComparison.OrdinalIgnoreCase) ? text : $"{field}: {text}")!));
+            reasons.Add((text, Limit(field is null || Names(text, field) ? text : $"{field}: {text}")!));
         }
+    }
+
+    /// <summary>
+    /// Whether a reason's text already names its field, as a word spelled the same ("The Name field is required."):
+    /// "The ISBN's check digit is wrong." does not name <c>isbn</c> as the API spells it, nor does "Invalid" name <c>id</c>.
+    /// </summary>
+    private static bool Names(string text, string field)
+    {
+        for (var at = text.IndexOf(field, StringComparison.Ordinal); at >= 0; at = text.IndexOf(field, at + 1, StringComparison.Ordinal))
+        {
+            var end = at + field.Length;
+            if ((at == 0 || !char.IsLetterOrDigit(text[at - 1])) && (end == text.Length || !char.IsLetterOrDigit(text[end])))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /// <summary>The field a reason names: a string, a path of names (<c>["body", "name"]</c>), or JSON:API's <c>source.pointer</c>.</summary>
