@@ -133,6 +133,10 @@ describe('framework-written document shapes through the generated MCP server', (
     const { text, sent } = await call('create_payment', { body: invoice });
     assert.doesNotMatch(text, /^Error/, text);
     assert.deepEqual(JSON.parse(sent[0]!.body.toString('utf8')), invoice);
+    // A value that says which alternative it means hears what is wrong with it in that alternative.
+    const refused = await call('create_payment', { body: { kind: 'card', amount: 3 } });
+    assert.equal(refused.sent.length, 0);
+    assert.match(refused.text, /^Error: invalid arguments for create_payment: 'body\.cardNumber' is required/);
   });
 
   test('a discriminated anyOf without a mapping pins each alternative to its schema\'s name', async () => {
