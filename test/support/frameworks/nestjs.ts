@@ -1,0 +1,113 @@
+/**
+ * The NestJS app of the framework tests (test/fixtures/frameworks/nestjs: tasks with their assignee, checklist and
+ * attachments), an ordinary Nest 11 app in TypeScript on Express: DTOs with class-validator decorators and
+ * @ApiProperty, a global ValidationPipe, a bearer-token guard, a FileInterceptor upload, and the OpenAPI 3.0 document
+ * that @nestjs/swagger 11 builds at run time (SwaggerModule.createDocument) served at /api-json. Its packages are
+ * installed with `npm ci` from the app's own package-lock.json when its node_modules is missing, and the app is
+ * compiled with its own TypeScript (tsc -p, its tsconfig.json with experimentalDecorators and
+ * emitDecoratorMetadata) into its dist/ at every start. It runs on the Node that runs the tests, on 127.0.0.1, and
+ * writes its state as JSON after every change (STATE_FILE) and the attachments' bytes as files (UPLOAD_DIR), in a
+ * scratch folder which the tests read.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO } from '../golden.js';
+import { scratchDir } from '../scratch.js';
+import { fetchJson, freePort, startProcess, withFreshPorts, type RealServer } from '../real-apis.js';
+
+/** The app's folder: package.json, package-lock.json, tsconfig.json and src/. */
+export const NESTJS_APP = join(REPO, 'test/fixtures/frameworks/nestjs');
+
+/** The packages the app is installed with, as its package-lock.json pins them. */
+const PACKAGES = ['@nestjs/core', '@nestjs/common', '@nestjs/platform-express', '@nestjs/swagger', 'class-validator', 'class-transformer', 'typescript'] as const;
+
+/** `npm ci` into the app's folder when a package is missing (install scripts not run: none is needed, and
+ * swagger-ui-dist's @scarf/scarf would report the install over the network), then `tsc -p` of the app. */
+export function ensureNestApp(): void {
+  if (!PACKAGES.every((name) => existsSync(join(NESTJS_APP, 'node_modules', name, 'package.json')))) {
+    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: NESTJS_APP, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  execFileSync(process.execPath, [join(NESTJS_APP, 'node_modules/typescript/bin/tsc'), '-p', NESTJS_APP], { cwd: NESTJS_APP, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** The versions installed, by package name. */
+export function nestVersions(): Record<(typeof PACKAGES)[number], string> {
+  return Object.fromEntries(PACKAGES.map((name) => [name, (JSON.parse(readFileSync(join(NESTJS_APP, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version])) as Record<(typeof PACKAGES)[number], string>;
+}
+
+export interface StoredAttachment {
+  id: number;
+  fileName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  note: string | null;
+}
+
+export interface StoredTask {
+  id: number;
+  title: string;
+  description: string | null;
+  priority: string;
+  status: string;
+  tags: string[];
+  assignee: { name: string; email: string } | null;
+  checklist: { text: string; done: boolean }[];
+  dueAt: string | null;
+  estimateHours: number | null;
+  attachments: StoredAttachment[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TasksState {
+  nextId: number;
+  tasks: StoredTask[];
+  /** Attachment id → the file its bytes are stored in, under the upload folder. */
+  files: Record<string, string>;
+}
+
+export interface NestServer extends RealServer {
+  /** The document @nestjs/swagger builds, as SwaggerModule.setup serves it. */
+  readonly documentUrl: string;
+  /** The bearer token the app's guard accepts. */
+  readonly token: string;
+  /** The folder the app writes attachments to (TasksState.files names them). */
+  readonly uploads: string;
+  /** The app's state as it last wrote it. */
+  state(): TasksState;
+  /** One task of the state, or undefined. */
+  task(id: number): StoredTask | undefined;
+  /** A request to the app (path from the root), with the bearer token. */
+  api(path: string, init?: Parameters<typeof fetchJson>[1]): Promise<any>;
+}
+
+/** The app on a free port of 127.0.0.1, its state and uploads in a new scratch folder. */
+export function startNest(): Promise<NestServer> {
+  return withFreshPorts(startOnce);
+}
+
+async function startOnce(): Promise<NestServer> {
+  if (!existsSync(join(NESTJS_APP, 'dist/main.js'))) ensureNestApp();
+  const folder = scratchDir('nestjs');
+  const stateFile = join(folder, 'state.json');
+  const uploads = join(folder, 'uploads');
+  const token = `tasks-${process.pid}-${Date.now()}`;
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const documentUrl = `${origin}/api-json`;
+  const server = await startProcess('NestJS app', process.execPath, [join(NESTJS_APP, 'dist/main.js')], folder, origin,
+    async () => (await fetch(documentUrl, { signal: AbortSignal.timeout(1_000) })).ok,
+    { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_TOKEN: token, STATE_FILE: stateFile, UPLOAD_DIR: uploads, NODE_ENV: 'production' });
+  const state = (): TasksState => JSON.parse(readFileSync(stateFile, 'utf8')) as TasksState;
+  return {
+    ...server,
+    documentUrl,
+    token,
+    uploads,
+    state,
+    task: (id) => state().tasks.find((t) => t.id === id),
+    api: (path, init = {}) => fetchJson(`${origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } }),
+  };
+}
