@@ -181,6 +181,25 @@ describe('framework-written document shapes through the generated MCP server', (
     assert.equal(attachment.type, 'application/octet-stream');
     assert.deepEqual([...Buffer.from(await attachment.arrayBuffer())], [1, 2, 3]);
     assert.equal(form.get('description'), 'minutes');
+    // A name outside ASCII goes as it is in UTF-8 (as browsers send it) and as filename* (which multer prefers); a quote
+    // is escaped in the quoted string (busboy, ASP.NET and Django read both). The NestJS and Fastify tests store such names.
+    const dispositions = [];
+    for (const fileName of ['Plakat – Sommer ä.png', 'say "hi".txt']) {
+      const named = await call('create_upload', { body: { file: { content: notes.toString('base64'), fileName } } });
+      assert.doesNotMatch(named.text, /^Error/, named.text);
+      dispositions.push(/Content-Disposition: ([^\r\n]*)/i.exec(named.sent[0]!.body.toString('utf8'))?.[1]);
+    }
+    assert.deepEqual(dispositions, [
+      'form-data; name="file"; filename="Plakat – Sommer ä.png"; filename*=UTF-8\'\'Plakat%20%E2%80%93%20Sommer%20%C3%A4.png',
+      'form-data; name="file"; filename="say \\"hi\\".txt"',
+    ]);
+  });
+
+  test('a nullable wrapper of one reference (allOf: [$ref]) is that type, not a copy of it', async () => {
+    const models = await readFile(join(directory, 'Client/Models.g.cs'), 'utf8');
+    assert.match(models, /public Assignee\? Owner \{ get; init; \}/);
+    assert.deepEqual([...models.matchAll(/public sealed partial record (\w*Assignee\w*)/g)].map((m) => m[1]), ['Assignee']);
+    assert.deepEqual(schemas.get('create_event')!.properties.body.properties.owner.type, ['object', 'null']);
   });
 
   test('a date-time is sent as the model wrote it, in a body and in a query; one that is not a date-time is refused', async () => {

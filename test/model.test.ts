@@ -44,7 +44,7 @@ test('Swagger 2.0 is upgraded: host and basePath, body and formData parameters, 
   const receiptType = receipt?.body?.type;
   assert.equal(receiptType?.kind, 'object');
   const fields = receiptType?.kind === 'object' ? api.model.types.get(receiptType.id)?.properties : [];
-  assert.deepEqual(fields?.map((p) => [p.jsonName, p.type.kind === 'primitive' ? p.type.type : p.type.kind, p.required]), [['file', 'bytes', true], ['comment', 'string', false]]);
+  assert.deepEqual(fields?.map((p) => [p.jsonName, p.type.kind === 'primitive' ? p.type.type : p.type.kind, p.required]), [['file', 'file', true], ['comment', 'string', false]]);
 });
 
 test('schemas: allOf merged, unions as JSON, 3.1 null types, maps, readOnly not required, recursion', async () => {

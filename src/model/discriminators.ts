@@ -5,8 +5,8 @@
  */
 import { decodePointerToken } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
-import { isObject, type Schema } from './schema-nodes.js';
-import type { Discriminator, ObjectType } from './types.js';
+import { isNullable, isObject, type Schema } from './schema-nodes.js';
+import type { Discriminator, ObjectType, TypeRef } from './types.js';
 
 export interface DeclaredDiscriminator {
   readonly property: string;
@@ -62,7 +62,7 @@ export function discriminatorValues(discriminator: DeclaredDiscriminator, pointe
  * targets, else the component schemas that extend it directly with `allOf` (in document order). Empty when the base
  * stands only for itself.
  */
-export class Subtypes {
+class Subtypes {
   #byBase: Map<string, string[]> | undefined;
 
   constructor(private readonly refs: RefResolver) {}
@@ -133,4 +133,45 @@ export function inheritedDiscriminator(refs: RefResolver, node: Schema, at: stri
     level = next;
   }
   return undefined;
+}
+
+/**
+ * Bases with a discriminator that others extend, referenced as themselves: a value of one may be any of the schemas it
+ * stands for (NSwag writes `$ref: Payment` where a card or an invoice payment goes), so the reference is the union of
+ * them, each pinned to its discriminator value. Made once per base.
+ */
+export class PolymorphicBases {
+  readonly #subtypes: Subtypes;
+  /** The unions by the base's pointer; null: the schema is no such base. */
+  readonly #unions = new Map<string, TypeRef | null>();
+
+  constructor(private readonly refs: RefResolver) {
+    this.#subtypes = new Subtypes(refs);
+  }
+
+  /**
+   * The union the base at `target` stands for, undefined for any other schema; `typeOf` gives the type of the schema
+   * at a pointer (`index`: the alternative's place, undefined for the base itself).
+   */
+  unionOf(value: unknown, target: string, typeOf: (pointer: string, index: number | undefined) => TypeRef): TypeRef | undefined {
+    if (!isObject(value) || Array.isArray(value.oneOf) || Array.isArray(value.anyOf)) return undefined;
+    const known = this.#unions.get(target);
+    if (known !== undefined) return known ?? undefined;
+    // While its alternatives are read, a reference to the base inside one of them (or the base itself) is the base.
+    this.#unions.set(target, null);
+    const discriminator = declaredDiscriminator(value);
+    const subtypes = discriminator ? this.#subtypes.of(target, discriminator) : [];
+    if (!discriminator || subtypes.length === 0) return undefined;
+    const variants: TypeRef[] = [];
+    const values: (readonly string[])[] = [];
+    subtypes.forEach((pointer, index) => {
+      const schema = this.refs.at(pointer);
+      if (schema === undefined) return;
+      variants.push(typeOf(pointer, pointer === target ? undefined : index));
+      values.push(discriminatorValues(discriminator, pointer, schema));
+    });
+    const union: TypeRef = { kind: 'any', nullable: isNullable(value), union: { kind: 'oneOf', variants, discriminator: { property: discriminator.property, values } } };
+    this.#unions.set(target, union);
+    return union;
+  }
 }

@@ -1,7 +1,7 @@
 import { GeneratorError, decodePointerToken, pointerToken, type Diagnostic } from '../errors.js';
 import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
-import { Subtypes, declaredDiscriminator, discriminatorValues, inheritedDiscriminator, unionDiscriminator } from './discriminators.js';
+import { PolymorphicBases, inheritedDiscriminator, unionDiscriminator } from './discriminators.js';
 import { constraintsOf, isNumberWrittenAsBytes, isUntypedPart, numberConstraints, mergeConstraints, withConstraints } from './constraints.js';
 import { ANY, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
@@ -19,10 +19,10 @@ const COMPONENT_SCHEMA = /^\/components\/schemas\/([^/]+)$/;
 export class SchemaTypes {
   readonly types = new Map<string, ObjectType>();
 
-  private readonly subtypes: Subtypes;
+  private readonly bases: PolymorphicBases;
 
   constructor(private readonly refs: RefResolver) {
-    this.subtypes = new Subtypes(refs);
+    this.bases = new PolymorphicBases(refs);
   }
 
   /** The type of the schema `node` found at pointer `at`; `origin` names it if it is an inline object. */
@@ -42,7 +42,7 @@ export class SchemaTypes {
           return record ? { kind: 'object', id: target, nullable: node.nullable === true } : ANY;
         }
         // A base that others extend, with a discriminator: a value of it may be any of them.
-        const polymorphic = this.polymorphic(value, target, at, origin);
+        const polymorphic = this.bases.unionOf(value, target, (pointer, index) => this.typeOf({ $ref: `#${pointer}` }, index === undefined ? at : `${at}/discriminator/${index}`, origin));
         if (polymorphic) return node.nullable === true ? nullable(polymorphic) : polymorphic;
         // An object type, once declared, is what every later reference to it resolves to (its constraints are its own).
         const declared = this.declaredAt.get(target);
@@ -70,38 +70,6 @@ export class SchemaTypes {
       this.depth--;
     }
   }
-
-  /**
-   * The union of the schemas a base with a discriminator stands for (its mapping's targets, or the schemas that
-   * extend it), each pinned to its discriminator value; undefined for any other schema. Made once per base.
-   */
-  private polymorphic(value: unknown, target: string, at: string, origin: TypeOrigin): TypeRef | undefined {
-    if (!isObject(value) || Array.isArray(value.oneOf) || Array.isArray(value.anyOf)) return undefined;
-    const known = this.polymorphicAt.get(target);
-    if (known !== undefined) return known ?? undefined;
-    const discriminator = declaredDiscriminator(value);
-    const subtypes = discriminator ? this.subtypes.of(target, discriminator) : [];
-    if (!discriminator || subtypes.length === 0) {
-      this.polymorphicAt.set(target, null);
-      return undefined;
-    }
-    // While its alternatives are read, a reference to the base inside one of them is the base itself.
-    this.polymorphicAt.set(target, null);
-    const variants: TypeRef[] = [];
-    const values: (readonly string[])[] = [];
-    subtypes.forEach((pointer, index) => {
-      const schema = this.refs.at(pointer);
-      if (schema === undefined) return;
-      variants.push(pointer === target ? this.typeOf({ $ref: `#${target}` }, at, origin) : this.typeOf({ $ref: `#${pointer}` }, `${at}/discriminator/${index}`, origin));
-      values.push(discriminatorValues(discriminator, pointer, schema));
-    });
-    const union: TypeRef = { kind: 'any', nullable: isNullable(value), union: { kind: 'oneOf', variants, discriminator: { property: discriminator.property, values } } };
-    this.polymorphicAt.set(target, union);
-    return union;
-  }
-
-  /** {@link polymorphic}'s unions by the base's pointer; null: the schema is no such base. */
-  private readonly polymorphicAt = new Map<string, TypeRef | null>();
 
   private depth = 0;
   private readonly resolving = new Set<string>();
@@ -186,8 +154,14 @@ export class SchemaTypes {
   private composed(node: Schema, allOf: unknown[], at: string, origin: TypeOrigin, isNull: boolean): TypeRef | undefined {
     const typed = allOf.map((part, index) => ({ part, index })).filter(({ part }) => !isUntypedPart(part));
     if (typed.length === 0 && !hasOwnProperties(node)) return undefined;
-    const objectLike = hasOwnProperties(node) || typed.some(({ part, index }) => this.isObjectLike(part, `${at}/allOf/${index}`, 0));
     const first = typed[0];
+    // An inline wrapper of one reference (`{nullable: true, allOf: [{$ref: Assignee}]}`, as OpenAPI 3.0 cannot put
+    // `nullable` or a description beside a `$ref`, and NestJS writes every nullable nested DTO) is that type, not a copy.
+    if (first && typed.length === 1 && isRef(first.part) && !hasOwnProperties(node) && origin.kind !== 'component') {
+      const inner = withConstraints(this.typeOf(first.part, `${at}/allOf/${first.index}`, origin), constraintsOf(node));
+      return isNull || allOf.some((part) => isObject(part) && part.nullable === true) ? nullable(inner) : inner;
+    }
+    const objectLike = hasOwnProperties(node) || typed.some(({ part, index }) => this.isObjectLike(part, `${at}/allOf/${index}`, 0));
     if (objectLike || !first) return this.declareObject(node, at, origin, isNull);
     let extra = constraintsOf(node);
     for (const part of allOf) if (isUntypedPart(part)) extra = mergeConstraints(constraintsOf(part as Schema), extra);

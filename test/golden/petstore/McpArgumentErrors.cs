@@ -117,7 +117,16 @@ internal static class McpArgumentErrors
                 // two forms here (an ID or a slug) and only one as the API reads it, which checks the rest.
                 if (!variants.EnumerateArray().Any(variant => Fits(variant, value)))
                 {
-                    problems.Add($"'{path}' fits none of the allowed forms");
+                    // Where the value says which form it means (its discriminator, or the one form of its JSON type),
+                    // what is wrong with it in that form; otherwise only that it fits none.
+                    if (Meant(variants, value) is { } meant)
+                    {
+                        CheckValue(meant, value, path, problems);
+                    }
+                    else
+                    {
+                        problems.Add($"'{path}' fits none of the allowed forms");
+                    }
                 }
             }
         }
@@ -164,6 +173,27 @@ internal static class McpArgumentErrors
     }
 
     /// <summary>Whether a value fits a schema, without saying why not (for the alternatives of unions).</summary>
+    /// <summary>
+    /// The alternative a value means: the only one whose discriminator (a property that takes one value, as the
+    /// generator pins them) the value gives, else the only one of its JSON type; null when the value does not say.
+    /// </summary>
+    private static JsonElement? Meant(JsonElement variants, JsonElement value)
+    {
+        var all = variants.EnumerateArray().Where(variant => variant.ValueKind == JsonValueKind.Object).ToList();
+        if (value.ValueKind == JsonValueKind.Object)
+        {
+            var pinned = all.Where(variant => variant.TryGetProperty("properties", out var properties) && properties.ValueKind == JsonValueKind.Object
+                && properties.EnumerateObject().Any(p => p.Value.ValueKind == JsonValueKind.Object && p.Value.TryGetProperty("enum", out var only) && only.ValueKind == JsonValueKind.Array && only.GetArrayLength() >= 1
+                    && value.TryGetProperty(p.Name, out var given) && only.EnumerateArray().Any(o => SameValue(o, given)))).ToList();
+            if (pinned.Count == 1)
+            {
+                return pinned[0];
+            }
+        }
+        var ofType = all.Where(variant => Types(variant) is var types && (types.Count == 0 ? variant.TryGetProperty("properties", out _) && value.ValueKind == JsonValueKind.Object : types.Any(type => Fits(type, value)))).ToList();
+        return ofType.Count == 1 ? ofType[0] : null;
+    }
+
     private static bool Fits(JsonElement schema, JsonElement value)
     {
         var problems = new List<string>();

@@ -154,7 +154,7 @@ public static partial class McpTools
             : text[..(char.IsHighSurrogate(text[MaxResultLength - 1]) ? MaxResultLength - 1 : MaxResultLength)];
     }
 
-    /// <summary>What a call learned beside its answer, for the host that serves it: the answer's status, the response headers the spec declares (and Link), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.</summary>
+    /// <summary>What a call learned beside its answer, for the host that serves it: the answer's status, the response headers the spec declares (and Link and Location), and why a successful answer does not fit the type the spec declares. The host sets Current around each call; without a host nothing is noted.</summary>
     public sealed class CallNotes
     {
         public static readonly AsyncLocal<CallNotes?> Current = new();

@@ -59,22 +59,37 @@ public sealed partial class ApiRequest
             }
             content = () =>
             {
-                var multipart = new MultipartFormDataContent();
+                // Part headers in UTF-8, as browsers send file names (.NET would write them as MIME encoded words).
+                var multipart = new MultipartFormDataContent { HeaderEncodingSelector = (_, _) => Encoding.UTF8 };
                 foreach (var (name, item) in fields)
                 {
                     var part = Part(item);
-                    // RFC 7578: the name and file name are quoted strings (.NET writes them bare).
-                    part.Headers.ContentDisposition = new ContentDispositionHeaderValue("form-data")
-                    {
-                        Name = Quoted(name),
-                        FileName = item is byte[] or ApiFile ? Quoted(item is ApiFile { FileName: { } fileName } ? fileName : name) : null,
-                    };
+                    var fileName = item is byte[] or ApiFile ? item is ApiFile { FileName: { Length: > 0 } given } ? given : name : null;
+                    part.Headers.TryAddWithoutValidation("Content-Disposition", Disposition(name, fileName));
                     multipart.Add(part);
                 }
                 return multipart;
             };
         }
         return this;
+    }
+
+    /// <summary>
+    /// A part's Content-Disposition (RFC 7578): the name and file name as quoted strings, as they are (UTF-8), and a file
+    /// name outside ASCII also as <c>filename*</c> (RFC 5987), which servers that read the other as Latin-1 prefer.
+    /// </summary>
+    private static string Disposition(string name, string? fileName)
+    {
+        var disposition = "form-data; name=" + Quoted(name);
+        if (fileName is not null)
+        {
+            disposition += "; filename=" + Quoted(fileName);
+            if (!Ascii.IsValid(fileName))
+            {
+                disposition += "; filename*=UTF-8''" + Uri.EscapeDataString(fileName.Replace("\r", string.Empty).Replace("\n", string.Empty));
+            }
+        }
+        return disposition;
     }
 
     private static string Quoted(string text) => "\"" + text.Replace("\\", "\\\\").Replace("\"", "\\\"").Replace("\r", string.Empty).Replace("\n", string.Empty) + "\"";

@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Net.Http;
 using System.Text.Json;
 
@@ -34,7 +35,7 @@ public static class ApiErrorMessages
             304 => $"{request.Display} answered that the {request.Subject} has not changed (not modified)",
             >= 300 and < 400 when response.Headers.Location is { } location => $"{request.Display} was redirected to {location}, which was not followed",
             >= 300 and < 400 => $"{request.Display} answered a redirect ({reason}) without a Location header",
-            400 => $"{request.Display} was rejected as invalid",
+            400 or 422 => $"{request.Display} was rejected as invalid",
             401 => $"{request.Display} needs authentication",
             403 => $"{request.Display} is not allowed",
             404 => $"{Capitalize(request.Subject)} not found: {request.Display}",
@@ -137,9 +138,14 @@ public static class ApiErrorMessages
     /// Where APIs list why a request failed: problem+json <c>errors</c> (ASP.NET's ValidationProblemDetails, a map of
     /// field to messages) and <c>invalid-params</c> (RFC 9457); <c>details</c> (Joi and celebrate; Google's
     /// <c>error.details</c>, whose BadRequest lists <c>fieldViolations</c>); <c>errors</c> arrays or maps (Rails,
-    /// Laravel, Spring, GitHub, JSON:API, Google's <c>error.errors</c>); Stoplight Prism's <c>validation</c>.
+    /// Laravel, Spring, GitHub, JSON:API, Google's <c>error.errors</c>); FastAPI's and Pydantic's <c>detail</c> list;
+    /// Stoplight Prism's <c>validation</c>. A body that is itself a map of field to messages (Django REST framework's) is
+    /// read as one too.
     /// </summary>
-    private static readonly string[] ReasonLists = ["errors", "invalid-params", "invalidParams", "details", "fieldViolations", "violations", "validationErrors", "fieldErrors", "validation"];
+    private static readonly string[] ReasonLists = ["errors", "invalid-params", "invalidParams", "details", "detail", "fieldViolations", "violations", "validationErrors", "fieldErrors", "validation"];
+
+    /// <summary>Keys of a map of field to messages that name no field: the reasons about the whole request (Django's).</summary>
+    private static readonly string[] NoField = ["non_field_errors", "__all__"];
 
     /// <summary>Where a reason names the argument it is about.</summary>
     private static readonly string[] FieldNames = ["field", "name", "path", "param", "parameter", "property", "propertyPath", "pointer", "instancePath", "loc", "location"];
@@ -151,6 +157,10 @@ public static class ApiErrorMessages
     private static string? WithReasons(string? message, JsonElement root)
     {
         var reasons = new List<(string Text, string Shown)>();
+        if (message is null && IsFieldMap(root, 0) && !Array.Exists(ReasonLists, name => Property(root, name) is not null))
+        {
+            FieldMap(root, null, reasons, 1);
+        }
         Collect(root, reasons, 0);
         var extra = new List<string>();
         foreach (var (reason, shown) in reasons)
@@ -200,21 +210,101 @@ public static class ApiErrorMessages
         }
         else if (list.ValueKind == JsonValueKind.Object && Text(list, "message") is null && Text(list, "detail") is null)
         {
-            foreach (var property in list.EnumerateObject())
+            FieldMap(list, null, reasons, depth);
+        }
+    }
+
+    /// <summary>
+    /// A map of field to its messages, nested where the field is an object (<c>author.name</c>) or a list of them
+    /// (<c>items[1].qty</c>), as ASP.NET's <c>errors</c> and Django REST framework's whole body are.
+    /// </summary>
+    private static void FieldMap(JsonElement map, string? prefix, List<(string Text, string Shown)> reasons, int depth)
+    {
+        foreach (var property in map.EnumerateObject())
+        {
+            var field = Array.Exists(NoField, name => name == property.Name) ? prefix : prefix is null ? property.Name : $"{prefix}.{property.Name}";
+            FieldEntry(property.Value, field, reasons, depth);
+        }
+    }
+
+    private static void FieldEntry(JsonElement value, string? field, List<(string Text, string Shown)> reasons, int depth)
+    {
+        if (depth > 8)
+        {
+            return;
+        }
+        if (value.ValueKind == JsonValueKind.Array)
+        {
+            var index = 0;
+            foreach (var item in value.EnumerateArray())
             {
-                if (property.Value.ValueKind == JsonValueKind.Array)
+                // Objects in a list are the reasons of each item (Django's many=True), unless they are reasons themselves.
+                if (item.ValueKind == JsonValueKind.Object && First(item, ReasonTexts) is null)
                 {
-                    foreach (var item in property.Value.EnumerateArray())
-                    {
-                        Reason(item, property.Name, reasons, depth);
-                    }
+                    FieldMap(item, $"{field}[{index}]", reasons, depth + 1);
                 }
                 else
                 {
-                    Reason(property.Value, property.Name, reasons, depth);
+                    Reason(item, field, reasons, depth);
+                }
+                index++;
+            }
+        }
+        else if (value.ValueKind == JsonValueKind.Object && First(value, ReasonTexts) is null)
+        {
+            FieldMap(value, field, reasons, depth + 1);
+        }
+        else
+        {
+            Reason(value, field, reasons, depth);
+        }
+    }
+
+    /// <summary>
+    /// Whether a whole body is a map of field to messages: every member a list (of messages, or of such maps for the
+    /// items of a list) or such a map itself, with a message somewhere (<c>{"isbn": ["…"]}</c>), and none of the
+    /// members an error object names its message by.
+    /// </summary>
+    private static bool IsFieldMap(JsonElement element, int depth)
+    {
+        if (element.ValueKind != JsonValueKind.Object || depth > 8 || First(element, ReasonTexts) is not null || Property(element, "error") is not null)
+        {
+            return false;
+        }
+        var any = false;
+        foreach (var property in element.EnumerateObject())
+        {
+            var value = property.Value;
+            if (value.ValueKind == JsonValueKind.Object)
+            {
+                if (value.EnumerateObject().Any() && !IsFieldMap(value, depth + 1))
+                {
+                    return false;
+                }
+                any |= value.EnumerateObject().Any();
+                continue;
+            }
+            if (value.ValueKind != JsonValueKind.Array)
+            {
+                return false;
+            }
+            foreach (var item in value.EnumerateArray())
+            {
+                if (item.ValueKind == JsonValueKind.String)
+                {
+                    any = true;
+                }
+                else if (item.ValueKind != JsonValueKind.Object || (item.EnumerateObject().Any() && !IsFieldMap(item, depth + 1)))
+                {
+                    return false;
+                }
+                else
+                {
+                    any |= item.EnumerateObject().Any();
                 }
             }
         }
+        return any;
     }
 
     /// <summary>One reason, "field: what is wrong" where it names a field the text does not already name.</summary>
@@ -242,8 +332,25 @@ public static class ApiErrorMessages
         }
         if (text is not null && reasons.Count < 4 * MaxReasons)
         {
-            reasons.Add((text, Limit(field is null || text.Contains(field, StringComparison.OrdinalIgnoreCase) ? text : $"{field}: {text}")!));
+            reasons.Add((text, Limit(field is null || Names(text, field) ? text : $"{field}: {text}")!));
         }
+    }
+
+    /// <summary>
+    /// Whether a reason's text already names its field, as a word spelled the same ("The Name field is required."):
+    /// "The ISBN's check digit is wrong." does not name <c>isbn</c> as the API spells it, nor does "Invalid" name <c>id</c>.
+    /// </summary>
+    private static bool Names(string text, string field)
+    {
+        for (var at = text.IndexOf(field, StringComparison.Ordinal); at >= 0; at = text.IndexOf(field, at + 1, StringComparison.Ordinal))
+        {
+            var end = at + field.Length;
+            if ((at == 0 || !char.IsLetterOrDigit(text[at - 1])) && (end == text.Length || !char.IsLetterOrDigit(text[end])))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /// <summary>The field a reason names: a string, a path of names (<c>["body", "name"]</c>), or JSON:API's <c>source.pointer</c>.</summary>
@@ -261,12 +368,20 @@ public static class ApiErrorMessages
             }
             if (value.ValueKind == JsonValueKind.Array)
             {
-                var parts = new List<string>();
+                // A path of names and indexes (FastAPI's ["body", "tags", 1]): body.tags[1].
+                var path = new System.Text.StringBuilder();
                 foreach (var part in value.EnumerateArray())
                 {
-                    parts.Add(part.ValueKind == JsonValueKind.String ? part.GetString() ?? "" : part.GetRawText());
+                    if (part.ValueKind == JsonValueKind.Number)
+                    {
+                        path.Append('[').Append(part.GetRawText()).Append(']');
+                    }
+                    else
+                    {
+                        path.Append(path.Length > 0 ? "." : "").Append(part.ValueKind == JsonValueKind.String ? part.GetString() : part.GetRawText());
+                    }
                 }
-                return parts.Count > 0 ? string.Join(".", parts) : null;
+                return path.Length > 0 ? path.ToString() : null;
             }
         }
         return Property(item, "source") is { ValueKind: JsonValueKind.Object } source ? First(source, ["pointer", "parameter", "header"]) : null;

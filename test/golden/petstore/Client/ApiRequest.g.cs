@@ -233,6 +233,33 @@ public sealed partial class ApiRequest
         return result;
     }
 
+    /// <summary>
+    /// A parameter declared with a JSON media type (OpenAPI <c>content</c>): the whole value as one JSON text, sent in
+    /// one query field, header, cookie or path segment. A string goes as its text, as the APIs that declare one so read it.
+    /// </summary>
+    public static string? JsonText(object? value) => value switch
+    {
+        null => null,
+        string text => text,
+        JsonElement { ValueKind: JsonValueKind.String } element => element.GetString(),
+        JsonElement { ValueKind: JsonValueKind.Null or JsonValueKind.Undefined } => null,
+        JsonElement element => element.GetRawText(),
+        _ => JsonSerializer.Serialize(value, value.GetType(), ApiJson.Options),
+    };
+
+    /// <summary>
+    /// A parameter the client cannot write as the API's document says: when a value is given, the request is not sent
+    /// (written another way it could mean something else to the API, such as a filter it ignores).
+    /// </summary>
+    public ApiRequest Refuse(object? value, string why)
+    {
+        if (value is not null)
+        {
+            problem ??= why;
+        }
+        return this;
+    }
+
     /// <summary>Formats a value the way URLs and headers expect it: invariant culture, ISO 8601 dates.</summary>
     public static string? Format(object? value) => value switch
     {
@@ -243,6 +270,7 @@ public sealed partial class ApiRequest
         DateTime moment => moment.ToString("o", CultureInfo.InvariantCulture),
         DateOnly day => day.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture),
         byte[] bytes => Convert.ToBase64String(bytes),
+        ApiFile file => Convert.ToBase64String(file.Content),
         JsonElement { ValueKind: JsonValueKind.String } element => element.GetString(),
         JsonElement { ValueKind: JsonValueKind.Null or JsonValueKind.Undefined } => null,
         JsonElement element => element.GetRawText(),

@@ -23,9 +23,12 @@ namespace Petstore.Client;
 /// </summary>
 public sealed partial class ApiRequest
 {
-    private string[] keptHeaders = ["Link"];
+    private string[] keptHeaders = ["Link", "Location"];
 
-    /// <summary>Response headers the spec declares for the answer, handed on with it (<c>Link</c> always is).</summary>
+    /// <summary>
+    /// Response headers the spec declares for the answer, handed on with it. <c>Link</c> (pagination) and <c>Location</c>
+    /// (what a 201 created, where a 202's work is followed) always are: often the only way to find what came of a call.
+    /// </summary>
     public ApiRequest KeepHeaders(params string[] names)
     {
         keptHeaders = [.. keptHeaders, .. names];

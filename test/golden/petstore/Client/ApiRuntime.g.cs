@@ -63,7 +63,7 @@ public sealed class ApiResult<T>
     /// </summary>
     public string? Mismatch { get; private init; }
 
-    /// <summary>The response headers the spec declares for this answer, and <c>Link</c> (pagination), as received.</summary>
+    /// <summary>The response headers the spec declares for this answer, and <c>Link</c> (pagination) and <c>Location</c>, as received.</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Headers { get; private init; } = [];
 
     public static ApiResult<T> Success(int statusCode, T? value) => new(true, statusCode, value, null);
@@ -107,7 +107,12 @@ public enum ApiResponseKind
     Binary,
 }
 
-/// <summary>A binary response: its bytes, media type and file name (from Content-Disposition).</summary>
+/// <summary>
+/// A file: a binary response (its bytes, media type and the file name from Content-Disposition), or a file a request
+/// sends (a multipart part with that name and media type). As JSON it is read from its base64 bytes, or from
+/// <c>{"content": "&lt;base64&gt;", "fileName": "a.pdf", "contentType": "application/pdf"}</c>, and written as its base64 bytes.
+/// </summary>
+[JsonConverter(typeof(ApiFileConverter))]
 public sealed record ApiFile(string? ContentType, string? FileName, byte[] Content)
 {
     /// <summary>The whole length in bytes, where known (past <see cref="ApiLimits.MaxBinaryBytes"/>, from Content-Length).</summary>
@@ -115,6 +120,52 @@ public sealed record ApiFile(string? ContentType, string? FileName, byte[] Conte
 
     /// <summary>False when the response was longer than <see cref="ApiLimits.MaxBinaryBytes"/>: Content holds its start.</summary>
     public bool IsComplete { get; init; } = true;
+}
+
+/// <summary>Reads an <see cref="ApiFile"/> from its base64 bytes or from an object with them, its name and media type.</summary>
+public sealed class ApiFileConverter : JsonConverter<ApiFile>
+{
+    public override ApiFile? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
+    {
+        if (reader.TokenType == JsonTokenType.String)
+        {
+            return new ApiFile(null, null, Bytes(ref reader));
+        }
+        if (reader.TokenType != JsonTokenType.StartObject)
+        {
+            throw new JsonException();
+        }
+        byte[]? content = null;
+        string? fileName = null;
+        string? contentType = null;
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            var name = reader.GetString();
+            reader.Read();
+            switch (name)
+            {
+                case "content":
+                    content = Bytes(ref reader);
+                    break;
+                case "fileName":
+                    fileName = reader.TokenType == JsonTokenType.Null ? null : reader.GetString();
+                    break;
+                case "contentType":
+                    contentType = reader.TokenType == JsonTokenType.Null ? null : reader.GetString();
+                    break;
+                default:
+                    reader.Skip();
+                    break;
+            }
+        }
+        return content is null ? throw new JsonException() : new ApiFile(contentType, fileName, content);
+    }
+
+    public override void Write(Utf8JsonWriter writer, ApiFile value, JsonSerializerOptions options) => writer.WriteBase64StringValue(value.Content);
+
+    // A JsonException without a message: the serializer's own says where (Path: $.…).
+    private static byte[] Bytes(ref Utf8JsonReader reader) =>
+        reader.TokenType == JsonTokenType.String && ApiBase64.TryDecode(reader.GetString() ?? string.Empty, out var bytes) ? bytes : throw new JsonException();
 }
 
 /// <summary>
