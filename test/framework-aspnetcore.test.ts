@@ -17,55 +17,25 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { environmentVariables } from '../src/names/environment.js';
-import { connect } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import { call, success, type Answer } from './support/real-apis.js';
-import { buildProjects, initProject, projectDll } from './support/real-api-projects.js';
-import { buildShop, SHOP_DOCUMENTS, SHOP_NSWAG_OVERLAY, startShop, type ShopDocument, type ShopServer } from './support/frameworks/aspnetcore.js';
-
-const SHOP_TOOLS = [
-  'create_order', 'create_product', 'create_product_image', 'delete_order', 'delete_product', 'get_order', 'get_product',
-  'list_orders', 'list_products', 'update_order_shipment', 'update_product',
-];
-const DOCUMENTS: readonly ShopDocument[] = ['microsoft', 'swashbuckle', 'nswag'];
-const VARIABLES = { baseUrl: environmentVariables('Shop').baseUrl, apiKey: 'SHOP_API_KEY', bearer: 'SHOP_BEARER_TOKEN' };
-
-/** A day `days` from today, as DateOnly writes it (yyyy-MM-dd). */
-const day = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-
-type Json = Record<string, any>;
+import {
+  assertError, buildShop, day, quote, setUpShopServers, SHOP_DOCUMENT_NAMES, SHOP_DOCUMENTS, SHOP_TOOLS, startShop, textBlocks, types,
+  type Json, type ShopServer, type ShopServers,
+} from './support/frameworks/aspnetcore.js';
 
 describe('generated MCP servers against an ASP.NET Core 10 app, from each of its three OpenAPI documents (on 127.0.0.1)', { timeout: 20 * 60_000 }, () => {
   let work = '';
   let shop: ShopServer | undefined;
-  const clients = new Map<ShopDocument, Client>();
-  const strangers = new Map<ShopDocument, Client>();
-  const tools = new Map<ShopDocument, Set<string>>();
-  const schemas = new Map<ShopDocument, Map<string, Json>>();
+  const servers: ShopServers = { clients: new Map(), strangers: new Map(), tools: new Map(), schemas: new Map() };
+  const { clients, strangers, tools, schemas } = servers;
 
   before(async () => {
     work = scratchDir('framework-aspnetcore');
     // The app first (it serves the documents), then init from each document as served, then one build of the three.
     shop = await startShop(await buildShop());
-    for (const document of DOCUMENTS) {
-      const overlay = document === 'nswag' ? ['--overlay', SHOP_NSWAG_OVERLAY] : [];
-      const init = await initProject(work, shop.documentUrl(document), 'Shop', document, ...overlay);
-      assert.equal(init.code, 0, init.errors);
-    }
-    const output = await buildProjects(work, DOCUMENTS.map((document) => `${document}/Shop.csproj`));
-    assert.doesNotMatch(output, /^build failed|warning [A-Z]+\d+/m, output);
     // Each server with the app's API key and a token of its own subject; a stranger with a wrong key and an expired token.
-    const expired = Math.floor(Date.now() / 1000) - 600;
-    await Promise.all(DOCUMENTS.map(async (document) => {
-      const dll = projectDll(work, document, 'Shop');
-      clients.set(document, await connect(dll, { [VARIABLES.baseUrl]: shop!.origin, [VARIABLES.apiKey]: shop!.apiKey, [VARIABLES.bearer]: await shop!.token(`mcp-${document}`) }));
-      strangers.set(document, await connect(dll, { [VARIABLES.baseUrl]: shop!.origin, [VARIABLES.apiKey]: `not-${shop!.apiKey}`, [VARIABLES.bearer]: await shop!.token(`mcp-${document}`, expired) }));
-      const listed = (await clients.get(document)!.listTools()).tools;
-      tools.set(document, new Set(listed.map((t) => t.name)));
-      schemas.set(document, new Map(listed.map((t) => [t.name, t.inputSchema as Json])));
-    }));
+    await setUpShopServers(work, shop, servers);
   });
 
   after(async () => {
@@ -74,7 +44,7 @@ describe('generated MCP servers against an ASP.NET Core 10 app, from each of its
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  for (const document of DOCUMENTS) {
+  for (const document of SHOP_DOCUMENT_NAMES) {
     describe(`from the document of ${SHOP_DOCUMENTS[document].generator}`, () => {
       /** SKUs and names of this document's rows: the database is shared by the three. */
       const letters = { microsoft: 'MSO', swashbuckle: 'SWB', nswag: 'NSW' }[document];
@@ -83,28 +53,17 @@ describe('generated MCP servers against an ASP.NET Core 10 app, from each of its
       const email = (what: string): string => `${what}.${document}@shop.example`;
       const tool = (name: string, args: Json = {}): Promise<Answer> => call(clients.get(document)!, tools.get(document)!, name, args);
       /** Every text block of the answer: the answer, then what the server adds beside it (response headers). */
-      const blocks = async (name: string, args: Json): Promise<string[]> => {
-        const result = await clients.get(document)!.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
-        const texts = (result.content as { text?: string }[]).map((c) => c.text ?? '');
-        assert.notEqual(result.isError, true, texts[0]);
-        return texts;
-      };
+      const blocks = (name: string, args: Json): Promise<string[]> => textBlocks(clients.get(document)!, name, args);
       const rows = (sql: string): Json[] => shop!.rows(sql);
       const row = (sql: string): Json | undefined => rows(sql)[0];
-      const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
       const productInput = (name: string, more: Json = {}): Json =>
         ({ name: `${document} ${name}`, sku: sku(), category: 'Games', price: 12.5, stock: 30, weightKg: 1.25, tags: [], ...more });
       const addProduct = async (name: string, more: Json = {}): Promise<number> => Number((await shop!.api('/api/products', { body: productInput(name, more) })).id);
       const card = { kind: 'card', amount: 25, cardholder: 'Ada Lovelace', last4: '4242' };
       const addOrder = async (customer: string, productId: number, quantity = 1, payment: Json = card): Promise<number> =>
         Number((await shop!.api('/api/orders', { body: { customerEmail: customer, deliverBy: day(30), lines: [{ productId, quantity }], payment } })).id);
-      const assertError = (answer: Answer, ...reasons: RegExp[]): void => {
-        assert.equal(answer.isError, true, `not an error: ${answer.text.slice(0, 300)}`);
-        for (const reason of reasons) assert.match(answer.text, reason);
-      };
       /** A property of a tool's body argument, as tools/list publishes it. */
       const bodyProperty = (toolName: string, property: string): Json => schemas.get(document)!.get(toolName)?.properties?.body?.properties?.[property] ?? {};
-      const types = (schema: Json): string[] => [schema.type ?? []].flat();
 
       test('tools/list: one tool per operation of the document', () => {
         assert.deepEqual([...tools.get(document)!].sort(), SHOP_TOOLS);

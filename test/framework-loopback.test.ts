@@ -17,17 +17,12 @@ import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { environmentVariables } from '../src/names/environment.js';
-import { connect, serverLog } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import { call, success, type Answer } from './support/real-apis.js';
-import { buildProjects, credentialVariable, initProject, projectDll } from './support/real-api-projects.js';
-import { ensureLoopback, loopbackVersion, startLoopback, type LoopbackServer } from './support/frameworks/loopback.js';
-
-const TODO_TOOLS = [
-  'create_todo', 'create_todo_attachment', 'create_todo_list', 'create_todo_list_todo', 'delete_todo', 'delete_todos', 'get_todo', 'get_todo_count', 'get_todo_list',
-  'get_todo_list_count', 'get_todo_todo_list', 'list_todo_list_todos', 'list_todo_lists', 'list_todos', 'patch_todo', 'patch_todos', 'update_todo',
-];
+import {
+  assertDone, assertError, assertJsonParameter, connectTodos, ensureLoopback, generateTodoProject, loopbackVersion, requestLog, startLoopback, TODO_TOOLS,
+  type LoopbackServer,
+} from './support/frameworks/loopback.js';
 
 type Row = Record<string, unknown>;
 /** A word of this run for titles and descriptions, so that the rows of one check are told apart from the others'. */
@@ -46,15 +41,9 @@ describe(`generated MCP server against a LoopBack 4 app (@loopback/rest ${loopba
     ensureLoopback();
     app = await startLoopback();
     work = scratchDir('framework-loopback');
-    const init = await initProject(work, app.specUrl, 'Todos', 'todos');
-    assert.equal(init.code, 0, init.errors);
-    const output = await buildProjects(work, ['todos/Todos.csproj']);
-    assert.doesNotMatch(output, /^build failed|warning [A-Z]+\d+/m, output);
-    const key = await credentialVariable(work, 'todos', 'Todos');
-    assert.notEqual(key, '', 'the generated mcp.json names no credential variable for the API key');
-    const env = { [environmentVariables('Todos').baseUrl]: app.origin };
-    client = await connect(projectDll(work, 'todos', 'Todos'), { ...env, [key]: app.apiKey });
-    wrongKey = await connect(projectDll(work, 'todos', 'Todos'), { ...env, [key]: 'not-the-key' });
+    const key = await generateTodoProject(work, app);
+    client = await connectTodos(work, app, key, app.apiKey);
+    wrongKey = await connectTodos(work, app, key, 'not-the-key');
     toolList = (await client.listTools()).tools as typeof toolList;
     tools = new Set(toolList.map((t) => t.name));
   });
@@ -72,37 +61,9 @@ describe(`generated MCP server against a LoopBack 4 app (@loopback/rest ${loopba
   const lists = (): Row[] => app!.rows('TodoList');
   const addTodo = async (title: string, more: Row = {}): Promise<number> => Number((await app!.api('/todos', { body: { title, ...more } })).id);
   const addList = async (title: string): Promise<number> => Number((await app!.api('/todo-lists', { body: { title } })).id);
-  const assertError = (answer: Answer, ...reasons: RegExp[]): void => {
-    assert.equal(answer.isError, true, `not an error: ${answer.text.slice(0, 500)}`);
-    for (const reason of reasons) assert.match(answer.text, reason);
-  };
   /** A successful answer whose text need not be JSON (LoopBack's 204s). */
-  const done = (answer: Answer): void => {
-    assert.equal(answer.isError, false, `the tool answered with an error: ${answer.text}\n${serverLog(client!).slice(-2_000)}`);
-    assert.doesNotMatch(answer.text, /^Error:/, answer.text);
-  };
-  /** The position in the request log now: what a call sends is what is logged after it. */
-  const logMark = (): number => app!.requests().length;
-  /** The URLs of the requests `method path` that arrived since `since` (path without the query). */
-  const received = (since: number, method: string, path: string): string[] =>
-    app!.requests().slice(since).filter((r) => r.kind === 'request' && r.method === method && new URL(r.url, app!.origin).pathname === path).map((r) => r.url);
-  /** The one request `method path` since `since`: its query parameters, each with every value it had. */
-  const receivedQuery = (since: number, method: string, path: string): Record<string, string[]> => {
-    const urls = received(since, method, path);
-    assert.equal(urls.length, 1, `expected one ${method} ${path}, the app received: ${JSON.stringify(urls)}`);
-    const query: Record<string, string[]> = {};
-    for (const [name, value] of new URL(urls[0]!, app!.origin).searchParams) (query[name] ??= []).push(value);
-    return query;
-  };
-  /** The JSON bodies `method path` sent since `since`, exactly as sent. */
-  const receivedBodies = (since: number, method: string, path: string): string[] =>
-    app!.requests().slice(since).flatMap((r) => (r.kind === 'body' && r.method === method && new URL(r.url, app!.origin).pathname === path ? [r.body] : []));
-  /** The query parameter `name` sent as ONE JSON value, as the document declares it (`content: application/json`). */
-  const assertJsonParameter = (query: Record<string, string[]>, name: string, value: unknown, url: string): void => {
-    assert.deepEqual(Object.keys(query), [name], `the app should receive only ?${name}=<JSON>; it received ${url}`);
-    assert.equal(query[name]!.length, 1, `?${name} more than once: ${url}`);
-    assert.deepEqual(JSON.parse(query[name]![0]!), value, `?${name} is not the JSON given: ${url}`);
-  };
+  const done = (answer: Answer): void => assertDone(answer, client!);
+  const { logMark, received, receivedQuery, receivedBodies } = requestLog(() => app!);
 
   test('tools/list: one tool per operation; filter and where are each one object argument', () => {
     assert.deepEqual([...tools].sort(), TODO_TOOLS);

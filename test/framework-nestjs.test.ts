@@ -18,17 +18,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { environmentVariables } from '../src/names/environment.js';
-import { connect } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
 import { call, success, type Answer } from './support/real-apis.js';
-import { buildProjects, credentialVariable, initProject, projectDll } from './support/real-api-projects.js';
-import { ensureNestApp, NESTJS_APP, nestVersions, startNest, type NestServer, type StoredTask } from './support/frameworks/nestjs.js';
-
-/** Types the ids, page and limit as the integers the app takes, and drops the PATCH's default status (see the file). */
-const INTEGER_PARAMS_OVERLAY = join(NESTJS_APP, 'integer-params.overlay.yaml');
-
-const TASK_TOOLS = ['create_task', 'create_task_attachment', 'delete_task', 'get_task', 'list_tasks', 'patch_task'];
+import {
+  assertError, connectTasks, ensureNestApp, fields, generateTaskProjects, nestVersions, startNest, TASK_TOOLS, uploadDirectly, type NestServer,
+} from './support/frameworks/nestjs.js';
 
 describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (OpenAPI 3.0, on 127.0.0.1)', { timeout: 20 * 60_000 }, () => {
   let work = '';
@@ -39,7 +33,6 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
   let noToken: Client | undefined;
   /** The server generated with the overlay. */
   let overlaid: Client | undefined;
-  let tokenVariable = '';
   let tools = new Set<string>();
   let document: any;
 
@@ -48,21 +41,9 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
     work = scratchDir('framework-nestjs');
     app = await startNest();
     document = await (await fetch(app.documentUrl)).json();
-    for (const init of [await initProject(work, app.documentUrl, 'Tasks', 'tasks'), await initProject(work, app.documentUrl, 'Tasks', 'tasks-overlaid', '--overlay', INTEGER_PARAMS_OVERLAY)]) {
-      assert.equal(init.code, 0, init.errors);
-    }
-    const output = await buildProjects(work, ['tasks/Tasks.csproj', 'tasks-overlaid/Tasks.csproj']);
-    assert.doesNotMatch(output, /^build failed|warning [A-Z]+\d+/m, output);
-    tokenVariable = await credentialVariable(work, 'tasks', 'Tasks');
-    assert.equal(tokenVariable, 'TASKS_BEARER_TOKEN');
-    const base = { [environmentVariables('Tasks').baseUrl]: app.origin };
-    const dll = projectDll(work, 'tasks', 'Tasks');
-    [client, wrongToken, noToken, overlaid] = await Promise.all([
-      connect(dll, { ...base, [tokenVariable]: app.token }),
-      connect(dll, { ...base, [tokenVariable]: 'not-the-token' }),
-      connect(dll, base),
-      connect(projectDll(work, 'tasks-overlaid', 'Tasks'), { ...base, [tokenVariable]: app.token }),
-    ]);
+    // The project as published (tasks) and with the overlay (tasks-overlaid), in one build.
+    const tokenVariable = await generateTaskProjects(work, app);
+    [client, wrongToken, noToken, overlaid] = await connectTasks(work, app, tokenVariable);
     tools = new Set((await client.listTools()).tools.map((t) => t.name));
   });
 
@@ -73,28 +54,8 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
   });
 
   const tool = (name: string, args: Record<string, unknown> = {}, mcp: Client = client!): Promise<Answer> => call(mcp, tools, name, args);
-  /** A multipart upload made directly to the app, the part's name written `filename="…"` (UTF-8, quotes escaped) and `filename*=UTF-8''…`. */
-  const uploadDirectly = async (path: string, fileName: string): Promise<void> => {
-    const head = `--b\r\nContent-Disposition: form-data; name="file"; filename="${fileName.replace(/["\\]/g, '\\$&')}"; filename*=UTF-8''${encodeURIComponent(fileName)}\r\nContent-Type: text/plain\r\n\r\n`;
-    const response = await fetch(`${app!.origin}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app!.token}`, 'content-type': 'multipart/form-data; boundary=b' },
-      body: Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from('direct\r\n--b--\r\n')]),
-    });
-    assert.ok(response.ok, await response.text());
-  };
-  const assertError = (answer: Answer, reason: RegExp): void => {
-    assert.equal(answer.isError, true, `not an error: ${answer.text.slice(0, 300)}`);
-    assert.match(answer.text, reason);
-  };
   const addTask = async (title: string, more: Record<string, unknown> = {}): Promise<number> =>
     Number((await app!.api('/tasks', { body: { title, priority: 'normal', ...more } })).id);
-  /** What a task's fields are in the state, without what the app keeps itself (id, times, attachments). */
-  const fields = (task: StoredTask | undefined): Record<string, unknown> => {
-    assert.ok(task, 'no such task in the state');
-    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, attachments: _attachments, ...rest } = task;
-    return rest;
-  };
 
   test('the document: OpenAPI 3.0.0, as @nestjs/swagger builds it; tools/list has one tool per operation', () => {
     assert.equal(document.openapi, '3.0.0');
@@ -288,7 +249,7 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
     // Shown with the app itself: multer's busboy reads filename*=UTF-8''… before filename= (whose bytes it takes as latin1).
     for (const fileName of ['Protokoll – Übersicht.txt', 'say "hi".txt']) {
       const direct = await addTask(`Attachment sent directly, named ${fileName}`);
-      await uploadDirectly(`/tasks/${direct}/attachments`, fileName);
+      await uploadDirectly(app!, `/tasks/${direct}/attachments`, fileName);
       assert.equal(app!.task(direct)!.attachments[0]?.fileName, fileName);
       const id = await addTask(`Attachment named ${fileName}`);
       const answer = await tool('create_task_attachment', { id, body: { file: { content: Buffer.from(fileName).toString('base64'), fileName, contentType: 'text/plain' } } });

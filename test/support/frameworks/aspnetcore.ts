@@ -9,15 +9,23 @@
  * NuGet restores its packages), then started with `dotnet Shop.dll --urls http://127.0.0.1:<port>`, its state a
  * SQLite database file in a scratch folder that the tests read with the sqlite3 CLI (Debian's, installed when
  * missing). Its API key and the symmetric key of its JWT bearer tokens are made for each start.
+ *
+ * Below the app, what the framework test needs of the servers generated from its documents: their generation, build
+ * and start, and the small helpers its checks share.
  */
+import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SignJWT } from 'jose';
+import { environmentVariables } from '../../../src/names/environment.js';
+import { connect } from '../../../examples/harness.js';
 import { REPO } from '../golden.js';
 import { scratchDir } from '../scratch.js';
-import { fetchJson, freePort, requireProgram, startProcess, withFreshPorts, type RealServer } from '../real-apis.js';
+import { buildProjects, initProject, projectDll } from '../real-api-projects.js';
+import { fetchJson, freePort, requireProgram, startProcess, withFreshPorts, type Answer, type RealServer } from '../real-apis.js';
 
 export const SHOP_APP = join(REPO, 'test/fixtures/frameworks/aspnetcore');
 /** The overlay that fixes what NSwag's document says wrongly about the upload (its caption, its file). */
@@ -104,3 +112,72 @@ async function startOnce(dll: string): Promise<ShopServer> {
     api: (path, init = {}) => fetchJson(`${origin}${path}`, { ...init, headers: { 'x-api-key': apiKey, authorization: `Bearer ${arranger}`, ...init.headers } }),
   };
 }
+
+/** A JSON value as the checks read it: an answer, a row, a schema. */
+export type Json = Record<string, any>;
+
+/** The tools of each generated server, one per operation of the document, sorted. */
+export const SHOP_TOOLS = [
+  'create_order', 'create_product', 'create_product_image', 'delete_order', 'delete_product', 'get_order', 'get_product',
+  'list_orders', 'list_products', 'update_order_shipment', 'update_product',
+];
+/** The three documents, in the order the checks run over them. */
+export const SHOP_DOCUMENT_NAMES: readonly ShopDocument[] = ['microsoft', 'swashbuckle', 'nswag'];
+/** The environment variables of the generated servers: the app's URL, its API key and a bearer token. */
+const VARIABLES = { baseUrl: environmentVariables('Shop').baseUrl, apiKey: 'SHOP_API_KEY', bearer: 'SHOP_BEARER_TOKEN' };
+
+/** The generated servers, by document, and what their tools/list publishes. */
+export interface ShopServers {
+  /** Each server with the app's API key and a token of its own subject (`mcp-<document>`). */
+  readonly clients: Map<ShopDocument, Client>;
+  /** Each server with a wrong API key and an expired token. */
+  readonly strangers: Map<ShopDocument, Client>;
+  readonly tools: Map<ShopDocument, Set<string>>;
+  /** The input schema of each tool, by tool name. */
+  readonly schemas: Map<ShopDocument, Map<string, Json>>;
+}
+
+/**
+ * `init` of a project from each document as `shop` serves it (NSwag's with SHOP_NSWAG_OVERLAY) into `work/<document>`,
+ * one `dotnet build` of the three, then each server started twice (see ShopServers) and its tools listed. The servers
+ * go into `servers` as each connects, so that those connected are closed even when a later one fails.
+ */
+export async function setUpShopServers(work: string, shop: ShopServer, servers: ShopServers): Promise<void> {
+  for (const document of SHOP_DOCUMENT_NAMES) {
+    const overlay = document === 'nswag' ? ['--overlay', SHOP_NSWAG_OVERLAY] : [];
+    const init = await initProject(work, shop.documentUrl(document), 'Shop', document, ...overlay);
+    assert.equal(init.code, 0, init.errors);
+  }
+  const output = await buildProjects(work, SHOP_DOCUMENT_NAMES.map((document) => `${document}/Shop.csproj`));
+  assert.doesNotMatch(output, /^build failed|warning [A-Z]+\d+/m, output);
+  const expired = Math.floor(Date.now() / 1000) - 600;
+  await Promise.all(SHOP_DOCUMENT_NAMES.map(async (document) => {
+    const dll = projectDll(work, document, 'Shop');
+    servers.clients.set(document, await connect(dll, { [VARIABLES.baseUrl]: shop.origin, [VARIABLES.apiKey]: shop.apiKey, [VARIABLES.bearer]: await shop.token(`mcp-${document}`) }));
+    servers.strangers.set(document, await connect(dll, { [VARIABLES.baseUrl]: shop.origin, [VARIABLES.apiKey]: `not-${shop.apiKey}`, [VARIABLES.bearer]: await shop.token(`mcp-${document}`, expired) }));
+    const listed = (await servers.clients.get(document)!.listTools()).tools;
+    servers.tools.set(document, new Set(listed.map((t) => t.name)));
+    servers.schemas.set(document, new Map(listed.map((t) => [t.name, t.inputSchema as Json])));
+  }));
+}
+
+/** Every text block of a successful answer: the answer, then what the server adds beside it (response headers). */
+export async function textBlocks(client: Client, name: string, args: Json): Promise<string[]> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
+  const texts = (result.content as { text?: string }[]).map((c) => c.text ?? '');
+  assert.notEqual(result.isError, true, texts[0]);
+  return texts;
+}
+
+/** That the answer is an error whose text matches each reason. */
+export function assertError(answer: Answer, ...reasons: RegExp[]): void {
+  assert.equal(answer.isError, true, `not an error: ${answer.text.slice(0, 300)}`);
+  for (const reason of reasons) assert.match(answer.text, reason);
+}
+
+/** A day `days` from today, as DateOnly writes it (yyyy-MM-dd). */
+export const day = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+/** `text` as an SQL string literal. */
+export const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+/** The types a JSON schema allows, `type` as a list. */
+export const types = (schema: Json): string[] => [schema.type ?? []].flat();

@@ -8,16 +8,26 @@
  * emitDecoratorMetadata) into its dist/ at every start. It runs on the Node that runs the tests, on 127.0.0.1, and
  * writes its state as JSON after every change (STATE_FILE) and the attachments' bytes as files (UPLOAD_DIR), in a
  * scratch folder which the tests read.
+ *
+ * Below the app, what the framework test needs of the servers generated from its document: their generation, build
+ * and start, and the helpers its checks share.
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { environmentVariables } from '../../../src/names/environment.js';
+import { connect } from '../../../examples/harness.js';
 import { REPO } from '../golden.js';
 import { scratchDir } from '../scratch.js';
-import { fetchJson, freePort, startProcess, withFreshPorts, type RealServer } from '../real-apis.js';
+import { buildProjects, credentialVariable, initProject, projectDll } from '../real-api-projects.js';
+import { fetchJson, freePort, startProcess, withFreshPorts, type Answer, type RealServer } from '../real-apis.js';
 
 /** The app's folder: package.json, package-lock.json, tsconfig.json and src/. */
 export const NESTJS_APP = join(REPO, 'test/fixtures/frameworks/nestjs');
+/** Types the ids, page and limit as the integers the app takes, and drops the PATCH's default status (see the file). */
+export const INTEGER_PARAMS_OVERLAY = join(NESTJS_APP, 'integer-params.overlay.yaml');
 
 /** The packages the app is installed with, as its package-lock.json pins them. */
 const PACKAGES = ['@nestjs/core', '@nestjs/common', '@nestjs/platform-express', '@nestjs/swagger', 'class-validator', 'class-transformer', 'typescript'] as const;
@@ -110,4 +120,61 @@ async function startOnce(): Promise<NestServer> {
     task: (id) => state().tasks.find((t) => t.id === id),
     api: (path, init = {}) => fetchJson(`${origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } }),
   };
+}
+
+/** The tools of the generated server, one per operation of the document, sorted. */
+export const TASK_TOOLS = ['create_task', 'create_task_attachment', 'delete_task', 'get_task', 'list_tasks', 'patch_task'];
+
+/**
+ * `init` of two projects from the document `app` serves, `work/tasks` as published and `work/tasks-overlaid` with
+ * INTEGER_PARAMS_OVERLAY, and one build of both: the variable their mcp.json names for the bearer token.
+ */
+export async function generateTaskProjects(work: string, app: NestServer): Promise<string> {
+  for (const init of [await initProject(work, app.documentUrl, 'Tasks', 'tasks'), await initProject(work, app.documentUrl, 'Tasks', 'tasks-overlaid', '--overlay', INTEGER_PARAMS_OVERLAY)]) {
+    assert.equal(init.code, 0, init.errors);
+  }
+  const output = await buildProjects(work, ['tasks/Tasks.csproj', 'tasks-overlaid/Tasks.csproj']);
+  assert.doesNotMatch(output, /^build failed|warning [A-Z]+\d+/m, output);
+  const tokenVariable = await credentialVariable(work, 'tasks', 'Tasks');
+  assert.equal(tokenVariable, 'TASKS_BEARER_TOKEN');
+  return tokenVariable;
+}
+
+/**
+ * The servers built by generateTaskProjects, started against `app`: the published one with the app's token, with a
+ * wrong token and with none, and the overlaid one with the app's token.
+ */
+export function connectTasks(work: string, app: NestServer, tokenVariable: string): Promise<[Client, Client, Client, Client]> {
+  const base = { [environmentVariables('Tasks').baseUrl]: app.origin };
+  const dll = projectDll(work, 'tasks', 'Tasks');
+  return Promise.all([
+    connect(dll, { ...base, [tokenVariable]: app.token }),
+    connect(dll, { ...base, [tokenVariable]: 'not-the-token' }),
+    connect(dll, base),
+    connect(projectDll(work, 'tasks-overlaid', 'Tasks'), { ...base, [tokenVariable]: app.token }),
+  ]);
+}
+
+/** A multipart upload made directly to the app, the part's name written `filename="…"` (UTF-8, quotes escaped) and `filename*=UTF-8''…`. */
+export async function uploadDirectly(app: NestServer, path: string, fileName: string): Promise<void> {
+  const head = `--b\r\nContent-Disposition: form-data; name="file"; filename="${fileName.replace(/["\\]/g, '\\$&')}"; filename*=UTF-8''${encodeURIComponent(fileName)}\r\nContent-Type: text/plain\r\n\r\n`;
+  const response = await fetch(`${app.origin}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'multipart/form-data; boundary=b' },
+    body: Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from('direct\r\n--b--\r\n')]),
+  });
+  assert.ok(response.ok, await response.text());
+}
+
+/** That the answer is an error whose text matches `reason`. */
+export function assertError(answer: Answer, reason: RegExp): void {
+  assert.equal(answer.isError, true, `not an error: ${answer.text.slice(0, 300)}`);
+  assert.match(answer.text, reason);
+}
+
+/** What a task's fields are in the state, without what the app keeps itself (id, times, attachments). */
+export function fields(task: StoredTask | undefined): Record<string, unknown> {
+  assert.ok(task, 'no such task in the state');
+  const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, attachments: _attachments, ...rest } = task;
+  return rest;
 }
