@@ -135,6 +135,9 @@ export function inheritedDiscriminator(refs: RefResolver, node: Schema, at: stri
   return undefined;
 }
 
+/** Most alternatives a base's union lists; a base that stands for more is one open alternative. */
+export const MAX_ALTERNATIVES = 20;
+
 /**
  * Bases with a discriminator that others extend, referenced as themselves: a value of one may be any of the schemas it
  * stands for (NSwag writes `$ref: Payment` where a card or an invoice payment goes), so the reference is the union of
@@ -162,6 +165,13 @@ export class PolymorphicBases {
     const discriminator = declaredDiscriminator(value);
     const subtypes = discriminator ? this.#subtypes.of(target, discriminator) : [];
     if (!discriminator || subtypes.length === 0) return undefined;
+    if (subtypes.length > MAX_ALTERNATIVES) {
+      // Too many to list (Graph's entity stands for 653 types): the base itself, open to the properties of any of them
+      // and sent whole, as a union of that one alternative.
+      const open: TypeRef = { kind: 'any', nullable: isNullable(value), union: { kind: 'anyOf', variants: [typeOf(target, undefined)] } };
+      this.#unions.set(target, open);
+      return open;
+    }
     const variants: TypeRef[] = [];
     const values: (readonly string[])[] = [];
     subtypes.forEach((pointer, index) => {

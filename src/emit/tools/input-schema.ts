@@ -280,6 +280,14 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
         const outer = expansion.inUnion;
         expansion.inUnion = true;
         const discriminator = type.union.discriminator;
+        const [only] = type.union.variants;
+        if (type.union.variants.length === 1 && only) {
+          // One alternative (a base too general to list what extends it): its schema, open to more properties.
+          typeSchema(model, only, seen, depth + 1, expansion, schema);
+          expansion.inUnion = outer;
+          enumKeyword(c, schema);
+          return;
+        }
         const variants = type.union.variants.map((v, index) => {
           const variant = typeSchema(model, v, seen, depth + 1, expansion);
           const values = discriminator?.values[index];
