@@ -1,11 +1,22 @@
 import type { SecurityScheme } from '../model/types.js';
-import { asciiWords } from './identifiers.js';
 
-/** `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`, `2fa` → `_2FA`. */
+/**
+ * `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`, `2fa` → `_2FA`. A digit belongs to
+ * the word it is written in (`n8n` → `N8N`, `Web3Storage` → `WEB3_STORAGE`, `ipv4Tools` → `IPV4_TOOLS`).
+ */
 export function environmentPrefix(serverName: string): string {
-  const prefix = asciiWords(serverName).join('_').toUpperCase();
+  const prefix = upperWords(serverName);
   return prefix === '' ? 'MCP' : /^[0-9]/.test(prefix) ? `_${prefix}` : prefix;
 }
+
+/** The ASCII words of a name in capitals, joined with `_`, as environment variables are written. */
+function upperWords(name: string): string {
+  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  return (ascii.match(PREFIX_WORD) ?? []).join('_').toUpperCase();
+}
+
+/** A word of a name: capitals (an acronym), a capital and lower case, or digits, each with the digits and lower case written on to it. */
+const PREFIX_WORD = /[A-Z]+(?![a-z])[0-9]*|[A-Z]?[a-z]+(?:[0-9]+[a-z]*)*|[0-9]+[a-z]*/g;
 
 /** The environment variables (and configuration keys) the generated server reads. */
 export function environmentVariables(serverName: string) {
@@ -67,7 +78,7 @@ export interface CredentialVariables {
 }
 
 export function credentialVariables(serverName: string, scheme: SecurityScheme): CredentialVariables {
-  const base = `${environmentPrefix(serverName)}_${asciiWords(scheme.name).join('_').toUpperCase() || 'AUTH'}`;
+  const base = `${environmentPrefix(serverName)}_${upperWords(scheme.name) || 'AUTH'}`;
   const withSuffix = (suffix: string): string => (base.endsWith(`_${suffix}`) || base.endsWith(suffix) ? base : `${base}_${suffix}`);
   switch (scheme.kind) {
     case 'apiKey': return { value: withSuffix('KEY') };
