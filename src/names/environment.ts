@@ -34,6 +34,8 @@ export function environmentVariables(serverName: string) {
     /** HTTP only: host names and origins the server accepts besides loopback ones. */
     allowedHosts: `${prefix}_ALLOWED_HOSTS`,
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
+    /** HTTP only: the proxies (addresses, networks) whose X-Forwarded-For says who a caller is. */
+    trustedProxies: `${prefix}_TRUSTED_PROXIES`,
     /** HTTP only: requests to /mcp one caller may make a minute, and at once; the largest request body; the drain on stop. */
     rateLimitPerMinute: `${prefix}_RATE_LIMIT_PER_MINUTE`,
     rateLimitBurst: `${prefix}_RATE_LIMIT_BURST`,

@@ -47,7 +47,7 @@ export function emitHost(options: HostOptions, projectName: string): GeneratedFi
     ...(options.mode === 'code' ? emitCode(options.namespace, options.clientNamespace, source) : []),
     ...(isHybrid(options) ? emitHybrid(options.namespace, options.clientNamespace, source) : []),
     ...(options.resources === true ? [emitResourceSupport(options.namespace, options.clientNamespace, source)] : []),
-    ...(options.transport === 'http' ? [emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
+    ...(options.transport === 'http' ? [...emitHttpAccess(options.namespace, options.clientNamespace, source), emitHttpLimits(options.namespace, options.clientNamespace, source), ...emitDeployment(options, projectName)] : []),
     ...(options.auth === 'oauth' ? emitAuthorization(options.namespace, options.clientNamespace, source, options.upstreamTokenExchange === true) : []),
     ...(options.package ? [emitServerJson(options, options.package)] : []),
     ...(options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, literal)] : []),
