@@ -59,6 +59,8 @@ export function environmentVariables(serverName: string) {
     scriptQueueLength: `${prefix}_SCRIPT_QUEUE_LENGTH`,
     scriptQueueWait: `${prefix}_SCRIPT_QUEUE_WAIT_SECONDS`,
     scriptMaxRunningPerCaller: `${prefix}_SCRIPT_MAX_RUNNING_PER_CALLER`,
+    /** Code mode: how long a script runs before, while others wait, it moves to the long-running lane. */
+    scriptShortSeconds: `${prefix}_SCRIPT_SHORT_SECONDS`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,
   };
