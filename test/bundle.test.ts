@@ -110,7 +110,7 @@ describe('an MCP Bundle of a generated server', () => {
 
   test('writes the bundle, whose manifest the official mcpb validate accepts', () => {
     assert.equal(made.code, 0, made.err);
-    assert.match(made.out, new RegExp(`^Wrote ${bundle.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\([\\d.]+ MB, 6 tools, started with dotnet\\)`));
+    assert.match(made.out, new RegExp(`^Wrote ${bundle.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\([\\d.]+ MB, 7 tools, started with dotnet\\)`));
     const validated = mcpb('validate', join(project, 'bin/mcpb/manifest.json'));
     assert.equal(validated.status, 0, validated.output);
     assert.match(validated.output, /Manifest schema validation passes/);
@@ -127,7 +127,7 @@ describe('an MCP Bundle of a generated server', () => {
     // tools/list is what the manifest announces, name for name and description for description.
     const listed = (await client.listTools()).tools.map((t) => ({ name: t.name, description: t.description }));
     assert.deepEqual(listed, manifest.tools);
-    assert.equal(listed.length, 6);
+    assert.equal(listed.length, 7);
 
     const book = await callText(client, 'get_book', { bookId: 3 });
     assert.equal(book.isError, false, book.text);
@@ -157,6 +157,8 @@ describe('an MCP Bundle of a generated server', () => {
       const text = readFileSync(file).toString('latin1');
       assert.ok(!text.includes(LOCAL_KEY), `${file} holds the machine's key from appsettings.json`);
       assert.ok(!text.includes(LIBRARY_KEY), `${file} holds the key`);
+      // Built deterministically with source paths mapped: nothing names the folder (or machine) it was built in.
+      assert.ok(!text.includes(project), `${file} holds the builder's path ${project}`);
     }
   });
 

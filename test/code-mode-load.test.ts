@@ -36,7 +36,8 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
   };
 
   test('a script that finds the running slot and the queue full is refused at once as busy; one that waits past the queue\'s wait is refused too; the server serves on', async () => {
-    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '1', SCRIPT_QUEUE_WAIT_SECONDS: '1', SCRIPT_TIMEOUT_SECONDS: '6', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    // Long scripts keep their slot here (SCRIPT_SHORT_SECONDS out of reach): this is the queue alone.
+    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '1', SCRIPT_QUEUE_WAIT_SECONDS: '1', SCRIPT_TIMEOUT_SECONDS: '6', SCRIPT_MAX_STATEMENTS: '2000000000', SCRIPT_SHORT_SECONDS: '60' });
     const [a, b, c] = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3'].map((address) => s.connect(address)));
     const running = runFrom(a!, SPIN);
     await sleep(1000);
@@ -57,7 +58,7 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
   });
 
   test('a queued script runs once a slot is free: its answer says how long it waited, and its time limit counts from its start', async () => {
-    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '2', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_QUEUE_LENGTH: '2', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000', SCRIPT_SHORT_SECONDS: '60' });
     const [a, b] = await Promise.all([s.connect('127.0.0.1'), s.connect('127.0.0.2')]);
     const first = runFrom(a!, busyFor(3000, 'first'));
     await sleep(500);
@@ -72,7 +73,7 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
   });
 
   test('one caller cannot take every slot: while it floods, it runs its share and queues its half of the queue, and another caller gets a slot at once', async () => {
-    const s = await restart({ SCRIPT_MAX_RUNNING: '2', SCRIPT_QUEUE_LENGTH: '4', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const s = await restart({ SCRIPT_MAX_RUNNING: '2', SCRIPT_QUEUE_LENGTH: '4', SCRIPT_QUEUE_WAIT_SECONDS: '30', SCRIPT_TIMEOUT_SECONDS: '4', SCRIPT_MAX_STATEMENTS: '2000000000', SCRIPT_SHORT_SECONDS: '60' });
     const flooding = await Promise.all(Array.from({ length: 4 }, () => s.connect('127.0.0.1')));
     const other = await s.connect('127.0.0.2');
     const settled: string[] = [];
@@ -88,6 +89,27 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
     assert.equal(refusedFlood.length, 1, answers.map((a) => a.text).join('\n'));
     assert.equal(answers.filter((a) => /time limit of 4 s/.test(a.text)).length, 3, answers.map((a) => a.text).join('\n'));
     assert.equal(floodSettledFirst, 1, settled.join(', '));
+  });
+
+  test('long scripts cannot crowd out short ones: four callers spinning on two running slots, a fifth caller\'s quick script answers within 1 s; the loops end by their time limit or as busy; the interpreters stay within 2 x 2 + 2', async () => {
+    const s = await restart({ SCRIPT_MAX_RUNNING: '2', SCRIPT_TIMEOUT_SECONDS: '8', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const spinners = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'].map((address) => s.connect(address)));
+    const fifth = await s.connect('127.0.0.5');
+    const spinning = spinners.map((client) => runFrom(client, SPIN));
+    await sleep(1500);
+    let most = interpreters(s);
+    for (const expected of [42, 43]) {
+      const quick = await runFrom(fifth, `return 6 * 7 + ${expected - 42};`);
+      assert.equal(resultOf(quick), expected);
+      assert.ok(quick.ms < 1000, `the quick script answered after ${quick.ms} ms: ${quick.text}`);
+      most = Math.max(most, interpreters(s));
+      await sleep(500);
+    }
+    const answers = (await Promise.all(spinning)).map((answer) => answer.text);
+    // Two ran on in the lane for long scripts until their time limit; the two that had their slots were stopped.
+    assert.equal(answers.filter((text) => /^Error: script failed: it ran longer than the time limit of 8 s/.test(text)).length, 2, answers.join('\n'));
+    assert.equal(answers.filter((text) => text.startsWith('Error: busy: the script ran longer than 0.25 s (SCRIPT_SHORT_SECONDS) while other scripts waited')).length, 2, answers.join('\n'));
+    assert.ok(most <= 2 * 2 + 2, `${most} interpreters alive`);
   });
 
   test('the memory limit bounds live memory: allocating and dropping 300 × 1 MB, and parsing a 95 KB JSON text 2,000 times, succeed; keeping 200 MB alive fails, with or without API calls between; the next script runs', async () => {

@@ -131,8 +131,7 @@ describe('confirmation before destructive calls (--confirm destructive)', { time
     const answer = await client.call('delete_book', { bookId: 3 });
     assert.equal(answer.isError, false, answer.text);
     assert.equal(client.questions.length, 1);
-    assert.match(client.questions[0]!, /DELETE \/books\/\{bookId\}/);
-    assert.match(client.questions[0]!, /"bookId": 3/);
+    assert.equal(client.questions[0], 'Remove a book\nDELETE /books/3\n\nArguments:\nbookId: 3\n\nSend this request? Nothing is sent unless you accept.');
     assert.ok(!client.questions[0]!.includes(LIBRARY_KEY), 'the question carries no credential');
     assert.equal(deletes(3), 1);
     assert.equal(api.books.has(3), false, 'the book is gone from the API');
@@ -192,7 +191,7 @@ describe('confirmation before destructive calls (--confirm destructive)', { time
       const result = await client.call('delete_book', { bookId });
       assert.equal(result.isError, answer !== 'accept', result.text);
       assert.equal(client.questions.length, 1, answer);
-      assert.match(client.questions[0]!, /"bookId": 13|"bookId": 12|"bookId": 11/);
+      assert.match(client.questions[0]!, new RegExp(`^Remove a book\nDELETE /books/${bookId}\n\nArguments:\nbookId: ${bookId}\n`));
       assert.equal(deletes(bookId), sent, answer);
     }
   });
@@ -222,7 +221,7 @@ describe('confirmation before destructive calls (--confirm destructive)', { time
     const accepting = keep(await legacyClient(stdio(2), 'accept'));
     const accepted = await accepting.call('call_operation', { name: 'delete_book', arguments: { bookId: 15 } });
     assert.equal(accepted.isError, false, accepted.text);
-    assert.match(accepting.questions[0] ?? '', /DELETE \/books\/\{bookId\}[\s\S]*"bookId": 15/);
+    assert.match(accepting.questions[0] ?? '', /DELETE \/books\/15\n[\s\S]*bookId: 15/);
     assert.equal(deletes(15), 1);
     const declining = keep(await modernClient(stdio(2), 'decline'));
     assert.equal((await declining.call('call_operation', { name: 'delete_book', arguments: { bookId: 16 } })).text, 'Error: not sent: the user declined');
@@ -242,6 +241,36 @@ describe('confirmation before destructive calls (--confirm destructive)', { time
     assert.equal(declined.text, 'Error: not sent: the user declined');
     assert.equal(deletes(19), 0);
   });
+
+  for (const [generation, connectClient, bookId] of [['MCP 2025-11-25', legacyClient, 22], ['MCP 2026-07-28', modernClient, 23]] as const) {
+    test(`${generation}: the question shows the request with its target and every argument, before anything long, long values shortened in the middle with their size`, async () => {
+      const title = 'harmless '.repeat(400);
+      const client = keep(await connectClient(stdio(0), 'accept'));
+      // The long part first, as a careless model or a hostile one may send it.
+      const answer = await client.call('update_book', { body: { title, tags: ['x'], ownerId: 2 }, bookId });
+      assert.equal(answer.isError, false, answer.text);
+      assert.equal(client.questions.length, 1);
+      const question = client.questions[0]!;
+      assert.match(question, new RegExp(`^Update a book\nPUT /books/${bookId}\n\nArguments:\nbookId: ${bookId}\nbody: \\{\n`));
+      assert.match(question, /"title": "harmless harmless [^"]* … \[3,600 characters, 3,400 not shown\] … [a-z ]+",/);
+      assert.match(question, /"ownerId": 2\n/, 'what comes after the long value is shown');
+      assert.ok(question.length < 1200, `${question.length} characters`);
+      assert.equal(api.requests.filter((r) => r === `PUT /books/${bookId}`).length, 1);
+      assert.equal(api.books.get(bookId)?.title, title);
+    });
+
+    test(`${generation}, code mode: the whole script is shown, long comments before the loop that deletes included`, async () => {
+      const [first, second] = [bookId + 10, bookId + 20];
+      const script = `/* ${'a harmless note about the weather. '.repeat(90)}*/\nfor (const id of [${first}, ${second}]) await api.delete_book({ bookId: id });\nreturn "done";`;
+      assert.ok(script.length > 3000);
+      const client = keep(await connectClient(stdio(3), 'accept'));
+      const answer = await client.call('run_script', { code: script });
+      assert.equal(answer.isError, false, answer.text);
+      assert.equal(client.questions.length, 1);
+      assert.ok(client.questions[0]!.includes(`The script, whole:\n${script}\n\nRun it?`), client.questions[0]!.slice(-400));
+      assert.deepEqual([deletes(first), deletes(second)], [1, 1]);
+    });
+  }
 
   test('code mode: a destructive call the script text does not name is refused inside the script, never sent', async () => {
     const client = keep(await legacyClient(stdio(3), 'accept'));

@@ -164,13 +164,16 @@ describe('generated Petstore server, driven by an MCP client', () => {
     const icon = 'data:image/svg+xml;base64,PHN2Zy8+';
     const other = await connect(entry, { PETSTORE_BASE_URL: api.url, PETSTORE_ICON_URL: icon });
     try {
-      assert.deepEqual(other.getServerVersion()?.icons, [{ src: icon }]);
+      assert.deepEqual(other.getServerVersion()?.icons, [{ src: icon, mimeType: 'image/svg+xml' }]);
     } finally {
       await other.close();
     }
     const dll = join(directory, 'bin/Debug', detectFramework(), 'Petstore.dll');
-    const refused = spawnSync('dotnet', [dll], { env: { ...process.env, PETSTORE_ICON_URL: 'javascript:alert(1)' }, encoding: 'utf8', input: '' });
-    assert.deepEqual([refused.status, refused.stderr.trim()], [1, 'error: PETSTORE_ICON_URL "javascript:alert(1)" is not an http(s) URL or a data: URI of an image']);
+    // As the spec's logo: an https URL or a data: URI of an image, nothing a client would load as a page or over plain http.
+    for (const setting of ['javascript:alert(1)', 'http://petstore.example/logo.png', 'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==', `data:image/png;base64,${'A'.repeat(40_000)}`]) {
+      const refused = spawnSync('dotnet', [dll], { env: { ...process.env, PETSTORE_ICON_URL: setting }, encoding: 'utf8', input: '' });
+      assert.deepEqual([refused.status, refused.stderr.trim()], [1, `error: PETSTORE_ICON_URL "${setting}" is not an https URL or a data: URI of a PNG, JPEG, SVG or WebP image (of at most 32768 characters)`]);
+    }
   });
 
   test('an unreachable API gives an Error: string, not an exception', async () => {

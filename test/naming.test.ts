@@ -4,6 +4,7 @@ import { planNames } from '../src/names/plan.js';
 import { splitPathTemplate } from '../src/model/paths.js';
 import { identifier, words, CSHARP_KEYWORDS } from '../src/names/identifiers.js';
 import { matchNames } from '../src/names/name-matching.js';
+import { credentialVariables, environmentPrefix, environmentVariables } from '../src/names/environment.js';
 import { operationIdWords } from '../src/names/tool-name-choice.js';
 import type { ApiModel, HttpMethod, Operation, Parameter, ObjectType } from '../src/model/types.js';
 
@@ -275,4 +276,12 @@ test('where plain names are taken, a readable operationId comes before a shorten
   ]);
   const plan = planNames(m);
   assert.deepEqual(m.operations.map((o) => plan.operations.get(o.id)?.toolName), ['list_shop_store_items', 'list_shop_store_items_by_t', 'list_legacy_items', 'list_store_items']);
+});
+
+test('settings prefixes: words by case and separators, a digit staying in the word it is written in', () => {
+  const prefixes = ['n8n', 'Petstore', 'myApi', '2fa', 'Web3Storage', 'ipv4Tools', 'HTTPServer', 'GitHub v3', 'café au lait', '!!!'].map(environmentPrefix);
+  assert.deepEqual(prefixes, ['N8N', 'PETSTORE', 'MY_API', '_2FA', 'WEB3_STORAGE', 'IPV4_TOOLS', 'HTTP_SERVER', 'GIT_HUB_V3', 'CAFE_AU_LAIT', 'MCP']);
+  assert.equal(environmentVariables('n8n').baseUrl, 'N8N_BASE_URL');
+  assert.deepEqual(credentialVariables('n8n', { kind: 'apiKey', name: 'ApiKey', in: 'header', parameter: 'X-N8N-API-KEY' }), { value: 'N8N_API_KEY' });
+  assert.deepEqual(credentialVariables('n8n', { kind: 'bearer', name: 'oauth2' }), { value: 'N8N_OAUTH2_TOKEN' });
 });

@@ -73,6 +73,15 @@ describe('a NuGet MCP server package started by dnx', () => {
     assert.match(unzipped(nupkg, 'README.md'), /dnx Shared@1\.0\.0 --yes/);
   });
 
+  test('the package names no folder of the machine that built it (packed deterministically, source paths mapped)', () => {
+    const listing = spawnSync('unzip', ['-Z1', nupkg], { encoding: 'utf8' }).stdout.split('\n').filter((name) => name !== '' && !name.endsWith('/'));
+    assert.ok(listing.some((name) => name.endsWith('/Shared.dll')), listing.join(', '));
+    for (const name of listing) {
+      const bytes = spawnSync('unzip', ['-p', nupkg, name], { maxBuffer: 256 * 1024 * 1024 }).stdout as Buffer;
+      assert.ok(!bytes.toString('latin1').includes(project), `${name} holds the builder's path ${project}`);
+    }
+  });
+
   test('.mcp/server.json validates against the MCP Registry schema and lists the settings, credentials as secrets', async () => {
     const schema = JSON.parse(await readFile(join(REPO, 'test/fixtures/mcp-registry/server.schema.json'), 'utf8')) as object;
     const ajv = new Ajv({ strict: false, allErrors: true });

@@ -2,7 +2,7 @@
  * Code mode under load: the `init --mode code --transport http` server of the library API (test/fixtures/library.yaml),
  * built in Release and run as `dotnet Library.dll --urls http://127.0.0.1:<port>` in front of the test API.
  * (a) 40 callers at once, each its own MCP client from its own loopback address, each running a 3-call script;
- * (b) one caller with 4 scripts spinning in `while (true) {}` and one quick script from another caller; (c) a 3-call script's
+ * (b) 4 scripts spinning in `while (true) {}`, from one caller and then from four, and one quick script from another caller; (c) a 3-call script's
  * latency on a warm pool. Peak interpreter processes and peak RSS (server + interpreters) are sampled from /proc.
  */
 import { spawnSync } from 'node:child_process';
@@ -35,7 +35,7 @@ export const loadScripts: Area = {
   peer: false,
   run: (context) => benchLoadScripts(context),
   method: () =>
-    `Code mode under load: \`init --mode code --transport http\` of test/fixtures/library.yaml, built in Release, run as \`dotnet Library.dll --urls http://127.0.0.1:<port>\` (default settings) in front of the library test API on 127.0.0.1. Each caller is an SDK Streamable HTTP client from a loopback address of its own (127.0.0.x), connected before the clock starts. Flood: ${CALLERS} callers each send one run_script of a 3-call script (list_books, get_owner, get_book) at once; an answer is right when it is [3, owner, book], refused when it starts "Error: busy", timed out when it names SCRIPT_TIMEOUT_SECONDS. Spin: one caller (${SPINNERS} clients from one address) runs ${SPINNERS} scripts \`while (true) {}\`, and 1 s later another caller runs \`return 6 * 7\`. Warm: ${WARM_RUNS} 3-call scripts one after another from one client. Peak processes and RSS: /proc sampled every 50 ms (the server's process tree, VmRSS summed). ${cpus().length} cores.`,
+    `Code mode under load: \`init --mode code --transport http\` of test/fixtures/library.yaml, built in Release, run as \`dotnet Library.dll --urls http://127.0.0.1:<port>\` (default settings) in front of the library test API on 127.0.0.1. Each caller is an SDK Streamable HTTP client from a loopback address of its own (127.0.0.x), connected before the clock starts. Flood: ${CALLERS} callers each send one run_script of a 3-call script (list_books, get_owner, get_book) at once; an answer is right when it is [3, owner, book], refused when it starts "Error: busy", timed out when it names SCRIPT_TIMEOUT_SECONDS. Spin: ${SPINNERS} scripts \`while (true) {}\` from one caller (${SPINNERS} clients from one address), then from ${SPINNERS} callers, and 1 s later another caller runs \`return 6 * 7\`. Warm: ${WARM_RUNS} 3-call scripts one after another from one client. Peak processes and RSS: /proc sampled every 50 ms (the server's process tree, VmRSS summed). ${cpus().length} cores.`,
 };
 
 interface Outcome { ms: number; text: string; isError: boolean }
@@ -122,21 +122,23 @@ async function benchLoadScripts(context: BenchContext): Promise<void> {
     push(`${CALLERS} callers at once: peak interpreter processes`, int(peakA.processes), `${cores} cores`, `≤ ${maxProcesses}`, verdict(peakA.processes <= maxProcesses));
     push(`${CALLERS} callers at once: peak RSS, server + interpreters`, mb(peakA.rssKb), '', '≤ 1.5 GB', verdict(peakA.rssKb <= 1.5 * 1024 * 1024));
 
-    // (b) spinning scripts and one quick one from another caller
-    // One caller spins: its clients all come from one address.
-    const spinners = await Promise.all(Array.from({ length: SPINNERS }, () => connectFrom(server!.url, '127.0.0.60')));
-    const quick = await connectFrom(server.url, '127.0.0.70');
-    log(`code mode: ${SPINNERS} spinning scripts and a quick one`);
-    const spinPeak = sampler(pid);
-    const spinning = spinners.map((c) => runScript(c, 'while (true) {}'));
-    await new Promise((r) => setTimeout(r, 1000));
-    const quickOutcome = await runScript(quick, 'return 6 * 7;');
-    const spun = await Promise.all(spinning);
-    const peakB = spinPeak.stop();
-    await Promise.all([...spinners, quick].map((c) => c.close().catch(() => {})));
-    const quickRight = !quickOutcome.isError && resultOf(quickOutcome) === 42;
-    log(`quick script while ${SPINNERS} spin: ${quickOutcome.ms.toFixed(0)} ms (${quickRight ? 'right' : quickOutcome.text.slice(0, 120)})`);
-    push(`quick script from another caller while ${SPINNERS} scripts spin`, ms(quickOutcome.ms, 0), `${quickRight ? 'right' : `wrong: ${quickOutcome.text.slice(0, 80)}`}; spinners ended: ${[...new Set(spun.map((o) => o.text.replace(/\d+(\.\d+)? s/, 'N s').slice(0, 90)))].join(' | ')}; peak ${peakB.processes} interpreters`, '≤ 1 s', verdict(quickRight && quickOutcome.ms <= 1000));
+    // (b) spinning scripts, from one caller and from four, and one quick script from another caller a second later
+    for (const [who, addresses] of [['one caller', Array(SPINNERS).fill('127.0.0.60')], ['four callers', Array.from({ length: SPINNERS }, (_, i) => `127.0.0.${61 + i}`)]] as const) {
+      const spinners = await Promise.all(addresses.map((address: string) => connectFrom(server!.url, address)));
+      const quick = await connectFrom(server.url, '127.0.0.70');
+      log(`code mode: ${SPINNERS} spinning scripts from ${who} and a quick one`);
+      const spinPeak = sampler(pid);
+      const spinning = spinners.map((c) => runScript(c, 'while (true) {}'));
+      await new Promise((r) => setTimeout(r, 1000));
+      const quickOutcome = await runScript(quick, 'return 6 * 7;');
+      const spun = await Promise.all(spinning);
+      const peakB = spinPeak.stop();
+      await Promise.all([...spinners, quick].map((c) => c.close().catch(() => {})));
+      const quickRight = !quickOutcome.isError && resultOf(quickOutcome) === 42;
+      const ended = [...new Set(spun.map((o) => o.text.replace(/\d+(\.\d+)? s/, 'N s').slice(0, 90)))].map((text) => `${spun.filter((o) => o.text.replace(/\d+(\.\d+)? s/, 'N s').startsWith(text)).length} × ${text}`);
+      log(`quick script while ${SPINNERS} spin (${who}): ${quickOutcome.ms.toFixed(0)} ms (${quickRight ? 'right' : quickOutcome.text.slice(0, 120)}); peak ${peakB.processes} interpreters, ${mb(peakB.rssKb)}`);
+      push(`quick script from another caller while ${SPINNERS} scripts from ${who} spin`, ms(quickOutcome.ms, 0), `${quickRight ? 'right' : `wrong: ${quickOutcome.text.slice(0, 80)}`}; spinners ended: ${ended.join(' | ')}; peak ${peakB.processes} interpreters, ${mb(peakB.rssKb)}`, `≤ 1 s, ≤ ${maxProcesses} interpreters`, verdict(quickRight && quickOutcome.ms <= 1000 && peakB.processes <= maxProcesses));
+    }
 
     // (c) a warm pool
     const warm: number[] = [];

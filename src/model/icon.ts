@@ -5,7 +5,8 @@
 import type { Diagnostic } from '../errors.js';
 import type { ServerIcon } from './types.js';
 
-const DATA_IMAGE = /^data:(image\/(?:png|jpeg|jpg|svg\+xml|webp))[;,]/i;
+/** A data: URI of an image a client may show (its media type the first group). */
+export const DATA_IMAGE = /^data:(image\/(?:png|jpeg|jpg|svg\+xml|webp))[;,]/i;
 const EXTENSIONS: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', svg: 'image/svg+xml', webp: 'image/webp' };
 
 /** Longest icon URL kept (a data URI of a small image fits; a larger image belongs behind an https URL). */

@@ -1,11 +1,22 @@
 import type { SecurityScheme } from '../model/types.js';
-import { asciiWords } from './identifiers.js';
 
-/** `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`, `2fa` → `_2FA`. */
+/**
+ * `SERVER_NAME` from a server name: `Petstore` → `PETSTORE`, `myApi` → `MY_API`, `2fa` → `_2FA`. A digit belongs to
+ * the word it is written in (`n8n` → `N8N`, `Web3Storage` → `WEB3_STORAGE`, `ipv4Tools` → `IPV4_TOOLS`).
+ */
 export function environmentPrefix(serverName: string): string {
-  const prefix = asciiWords(serverName).join('_').toUpperCase();
+  const prefix = upperWords(serverName);
   return prefix === '' ? 'MCP' : /^[0-9]/.test(prefix) ? `_${prefix}` : prefix;
 }
+
+/** The ASCII words of a name in capitals, joined with `_`, as environment variables are written. */
+function upperWords(name: string): string {
+  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  return (ascii.match(PREFIX_WORD) ?? []).join('_').toUpperCase();
+}
+
+/** A word of a name: capitals (an acronym), a capital and lower case, or digits, each with the digits and lower case written on to it. */
+const PREFIX_WORD = /[A-Z]+(?![a-z])[0-9]*|[A-Z]?[a-z]+(?:[0-9]+[a-z]*)*|[0-9]+[a-z]*/g;
 
 /** The environment variables (and configuration keys) the generated server reads. */
 export function environmentVariables(serverName: string) {
@@ -23,6 +34,8 @@ export function environmentVariables(serverName: string) {
     /** HTTP only: host names and origins the server accepts besides loopback ones. */
     allowedHosts: `${prefix}_ALLOWED_HOSTS`,
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
+    /** HTTP only: the proxies (addresses, networks) whose X-Forwarded-For says who a caller is. */
+    trustedProxies: `${prefix}_TRUSTED_PROXIES`,
     /** HTTP only: requests to /mcp one caller may make a minute, and at once; the largest request body; the drain on stop. */
     rateLimitPerMinute: `${prefix}_RATE_LIMIT_PER_MINUTE`,
     rateLimitBurst: `${prefix}_RATE_LIMIT_BURST`,
@@ -46,6 +59,8 @@ export function environmentVariables(serverName: string) {
     scriptQueueLength: `${prefix}_SCRIPT_QUEUE_LENGTH`,
     scriptQueueWait: `${prefix}_SCRIPT_QUEUE_WAIT_SECONDS`,
     scriptMaxRunningPerCaller: `${prefix}_SCRIPT_MAX_RUNNING_PER_CALLER`,
+    /** Code mode: how long a script runs before, while others wait, it moves to the long-running lane. */
+    scriptShortSeconds: `${prefix}_SCRIPT_SHORT_SECONDS`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,
   };
@@ -67,7 +82,7 @@ export interface CredentialVariables {
 }
 
 export function credentialVariables(serverName: string, scheme: SecurityScheme): CredentialVariables {
-  const base = `${environmentPrefix(serverName)}_${asciiWords(scheme.name).join('_').toUpperCase() || 'AUTH'}`;
+  const base = `${environmentPrefix(serverName)}_${upperWords(scheme.name) || 'AUTH'}`;
   const withSuffix = (suffix: string): string => (base.endsWith(`_${suffix}`) || base.endsWith(suffix) ? base : `${base}_${suffix}`);
   switch (scheme.kind) {
     case 'apiKey': return { value: withSuffix('KEY') };

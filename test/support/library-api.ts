@@ -69,14 +69,16 @@ export async function startLibraryApi(): Promise<LibraryApi> {
       const items = all.slice((page - 1) * size, page * size);
       return send(200, { items, page, nextPage: page * size < all.length ? page + 1 : null });
     }
-    if (url.pathname === '/books' && req.method === 'POST') {
+    if ((url.pathname === '/books' && req.method === 'POST') || (bookId !== undefined && req.method === 'PUT')) {
       let text = '';
       req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       req.on('end', () => {
         const body = JSON.parse(text) as { title: string; tags?: string[]; ownerId: number };
-        const book: Book = { id: nextId++, title: body.title, tags: body.tags ?? [], ownerId: body.ownerId, updatedAt: new Date().toISOString(), summary: '' };
+        const id = bookId === undefined ? nextId++ : Number(bookId);
+        if (bookId !== undefined && !books.has(id)) return send(404, { message: `no book ${bookId}` });
+        const book: Book = { id, title: body.title, tags: body.tags ?? [], ownerId: body.ownerId, updatedAt: new Date().toISOString(), summary: books.get(id)?.summary ?? '' };
         books.set(book.id, book);
-        send(201, book);
+        send(bookId === undefined ? 201 : 200, book);
       });
       return;
     }

@@ -71,8 +71,12 @@ export interface Balancer {
   stop(): void;
 }
 
-/** nginx round-robin over the replicas, its files in `directory`; POSTs are never resent to a second replica. */
-export async function startNginx(directory: string, upstreams: readonly string[], port?: number): Promise<Balancer> {
+/**
+ * nginx round-robin over the replicas, its files in `directory`; POSTs are never resent to a second replica. With
+ * `forward`, it connects to them from that loopback address and appends the client's to `X-Forwarded-For`, as reverse
+ * proxies do.
+ */
+export async function startNginx(directory: string, upstreams: readonly string[], port?: number, forward?: { from: string }): Promise<Balancer> {
   const binary = nginxBinary();
   mkdirSync(directory, { recursive: true });
   port ??= await freePort();
@@ -99,6 +103,7 @@ export async function startNginx(directory: string, upstreams: readonly string[]
     // The Host the client asked for, as reverse proxies pass it: the servers check it (DNS-rebinding protection).
     '      proxy_set_header Host $http_host;',
     '      proxy_set_header Connection "";',
+    ...(forward ? [`      proxy_bind ${forward.from};`, '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;'] : []),
     '      proxy_buffering off;',
     '      proxy_read_timeout 60s;',
     '    }',

@@ -25,7 +25,7 @@ export const SCRIPT_ROOM_MB = 96;
  * How many scripts run and wait (each a setting; see docs/code-mode.md): scripts running at once default to one per
  * core (at least 2), the queue to 16 × that (the queue costs little: its wait is bounded), one caller's share to half the running slots (at least 1) and half the queue.
  */
-export const SCRIPT_ADMISSION = { queueWaitSeconds: 10, queuePerRunning: 16 } as const;
+export const SCRIPT_ADMISSION = { queueWaitSeconds: 10, queuePerRunning: 16, shortSeconds: 0.25 } as const;
 
 /** The NuGet package of the interpreter (Jint: JavaScript in .NET, no native code, with execution constraints). */
 export const CODE_PACKAGES = [{ id: 'Jint', version: '4.18.0' }] as const;
@@ -71,7 +71,7 @@ export function emitCode(namespace: string, clientNamespace: string, source: str
       __TIMEOUT_SECONDS__: String(SCRIPT_LIMITS.timeoutSeconds), __MAX_STATEMENTS__: String(SCRIPT_LIMITS.maxStatements), __MAX_RECURSION__: String(SCRIPT_LIMITS.maxRecursion),
       __MAX_MEMORY_MB__: String(SCRIPT_LIMITS.maxMemoryMb), __MAX_CALLS__: String(SCRIPT_LIMITS.maxCalls),
     }),
-    template('McpScriptAdmission', 'McpScriptAdmission.cs', namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds), __QUEUE_PER_RUNNING__: String(SCRIPT_ADMISSION.queuePerRunning) }),
+    template('McpScriptAdmission', 'McpScriptAdmission.cs', namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds), __QUEUE_PER_RUNNING__: String(SCRIPT_ADMISSION.queuePerRunning), __SHORT_SECONDS__: String(SCRIPT_ADMISSION.shortSeconds) }),
     template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace, { __ROOM_MB__: String(SCRIPT_ROOM_MB) }),
     template('McpScriptPool', 'McpScriptPool.cs', namespace, source, clientNamespace),
     template('McpScriptMemory', 'McpScriptMemory.cs', namespace, source, clientNamespace),

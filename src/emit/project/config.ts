@@ -119,6 +119,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     rows.push(
       [env.allowedHosts, '(none)', 'host names (without port) the server answers to besides loopback ones, comma-separated; with none, a server that listens on loopback only answers loopback names, and one that listens on other addresses (Docker, Kubernetes) answers any'],
       [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
+      [env.trustedProxies, '(none)', 'the reverse proxies and ingresses in front of the server (IP addresses or networks such as `10.0.0.0/8`, comma-separated): a request from one of them is the caller its `X-Forwarded-For` names, for the rate limit, the script share and the audit log; from anyone else the header is ignored'],
       [env.rateLimitPerMinute, String(HTTP_LIMITS.perMinute), 'requests to /mcp one caller (token subject, else client address) may make a minute, per replica; over it: 429 with `Retry-After`; 0: no limit'],
       [env.rateLimitBurst, String(HTTP_LIMITS.burst), 'requests one caller may make at once after a pause'],
       [env.maxRequestBytes, String(HTTP_LIMITS.maxRequestBytes), 'largest request body in bytes; a larger one is refused with 413 before it is read'],
@@ -136,6 +137,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.scriptQueueLength, `${SCRIPT_ADMISSION.queuePerRunning} × ${env.scriptMaxRunning}`, 'scripts waiting for a running slot; a script that finds the queue full is refused at once with `Error: busy: …`'],
       [env.scriptQueueWait, String(SCRIPT_ADMISSION.queueWaitSeconds), 'longest wait in the queue, in seconds; a script still waiting then is refused with `Error: busy: …` (its time limit counts from its start, not from its call)'],
       [env.scriptMaxRunningPerCaller, `half of ${env.scriptMaxRunning} (at least 1)`, 'HTTP: scripts one caller (token subject, else client address) may run at once; each caller may also hold at most half the queue'],
+      [env.scriptShortSeconds, String(SCRIPT_ADMISSION.shortSeconds), `while scripts wait, one that has run longer than this moves to a lane of as many slots for long-running scripts (one caller's share of them as above), freeing its slot; where that lane is full it is stopped, answering busy: long scripts cannot crowd out short ones`],
     );
   }
   if (location?.http?.oauth) {
@@ -180,7 +182,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       '',
       `Every request's \`Host\` and \`Origin\` are checked first, so that a web page cannot drive the server through DNS rebinding: a request from a web page whose origin is not loopback or listed in \`${env.allowedOrigins}\` is refused with 403, and so is a \`Host\` that is not loopback or listed in \`${env.allowedHosts}\` (with none listed, a server that listens on other addresses than loopback answers any \`Host\`: list the names clients use once it is on a network). \`/healthz\` answers any \`Host\`. Anyone who can reach the server uses the API with its credentials: put it where only its callers can reach it.`,
       '',
-      `Each caller (the token's subject, else the client's address: behind a proxy, the proxy's) may send ${HTTP_LIMITS.perMinute} requests to /mcp a minute (\`${env.rateLimitPerMinute}\`), ${HTTP_LIMITS.burst} at once (\`${env.rateLimitBurst}\`); each replica counts its own. A caller over the limit gets 429 with \`Retry-After\`; a body over ${HTTP_LIMITS.maxRequestBytes} bytes (\`${env.maxRequestBytes}\`) gets 413 unread. On SIGTERM the server stops accepting connections, lets the calls in flight finish for up to ${HTTP_LIMITS.drainSeconds} seconds (\`${env.drainSeconds}\`), and exits.`,
+      `Each caller (the token's subject, else the client's address: behind a proxy, the proxy's unless \`${env.trustedProxies}\` names it) may send ${HTTP_LIMITS.perMinute} requests to /mcp a minute (\`${env.rateLimitPerMinute}\`), ${HTTP_LIMITS.burst} at once (\`${env.rateLimitBurst}\`); each replica counts its own. A caller over the limit gets 429 with \`Retry-After\`; a body over ${HTTP_LIMITS.maxRequestBytes} bytes (\`${env.maxRequestBytes}\`) gets 413 unread. On SIGTERM the server stops accepting connections, lets the calls in flight finish for up to ${HTTP_LIMITS.drainSeconds} seconds (\`${env.drainSeconds}\`), and exits.`,
       '',
     ] : []),
     ...(location?.http?.oauth ? [

@@ -2,7 +2,10 @@
  * Confirmation before destructive calls (`--confirm destructive`): the mark on each tool that asks, the class that
  * asks (`McpConfirm.cs`), and Program.cs's reading of the setting that turns it off.
  */
-import { REQUEST_CONTEXT_PARAMETER } from '../../names/plan.js';
+import { REQUEST_CONTEXT_PARAMETER, type OperationNames, type NamePlan } from '../../names/plan.js';
+import { bareName } from '../../names/identifiers.js';
+import type { Operation } from '../../model/types.js';
+import { methodParameters } from '../shared/signature.js';
 import type { GeneratedFile } from '../shared/file.js';
 import { templates } from '../shared/templates.js';
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
@@ -17,13 +20,38 @@ export const CONFIRM_SETTING_VALUES = ['destructive', 'off'] as const;
 /** McpTools.g.cs: the attribute that marks a tool that asks, with what the question shows of its operation. */
 export function emitConfirmAttribute(w: CSharpWriter): void {
   w.line();
-  w.doc('summary', 'A tool that asks the user before its request is sent (--confirm destructive), and what the question shows of its operation.');
+  w.doc('summary', 'A tool that asks the user before its request is sent (--confirm destructive), and what the question shows of its operation: the request with the arguments that pick its target in place ({name}: an argument), and every argument, those first.');
   w.line('[AttributeUsage(AttributeTargets.Method)]');
-  w.open('public sealed class ConfirmAttribute(string method, string path, string title) : Attribute');
+  w.open('public sealed class ConfirmAttribute(string method, string path, string title, string request, params string[] arguments) : Attribute');
   w.line('public string Method { get; } = method;');
   w.line('public string Path { get; } = path;');
   w.line('public string Title { get; } = title;');
+  w.line('public string Request { get; } = request;');
+  w.line('public IReadOnlyList<string> Arguments { get; } = arguments;');
   w.close();
+}
+
+/**
+ * The attribute on a tool that asks: its operation, the request as the question shows it (the path with its
+ * parameters' arguments in place, and a DELETE's query, which picks what is deleted), and the arguments in the order
+ * the question lists them: those that pick the target first, so that nothing long comes before them.
+ */
+export function confirmAttribute(op: Operation, names: OperationNames, plan: NamePlan): string {
+  const parameters = methodParameters(op, names, plan);
+  const argument = (location: string, name: string): string | undefined => {
+    const found = parameters.find((p) => p.source.kind === 'parameter' && p.source.parameter.location === location && p.source.parameter.name === name);
+    return found && bareName(found.name);
+  };
+  const path = op.requestPath.replace(/\{([^}]*)\}/g, (whole, name: string) => {
+    const arg = argument('path', name);
+    return arg === undefined ? whole : `{${arg}}`;
+  });
+  const query = op.method === 'delete' ? op.parameters.filter((p) => p.location === 'query') : [];
+  const request = path + (query.length > 0 ? `?${query.map((p) => `${p.name}={${argument('query', p.name) ?? p.name}}`).join('&')}` : '');
+  const targets = [...op.parameters.filter((p) => p.location === 'path'), ...query].map((p) => argument(p.location, p.name)).filter((a): a is string => a !== undefined);
+  const rest = parameters.map((p) => bareName(p.name)).filter((name) => !targets.includes(name));
+  const values = [op.method.toUpperCase(), op.path, names.title, request, ...targets, ...rest];
+  return `[${CONFIRM_ATTRIBUTE}(${values.map(stringLiteral).join(', ')})]`;
 }
 
 /** McpConfirm.cs, in the tools' namespace. */
@@ -42,5 +70,6 @@ export function readConfirmSetting(w: CSharpWriter, setting: string, code: boole
   w.line('}');
   w.line(`Tools.${CONFIRM_CLASS}.Enabled = confirm != "off";`);
   w.line(`Tools.${CONFIRM_CLASS}.Setting = ${stringLiteral(setting)};`);
+  w.line(`Tools.${CONFIRM_CLASS}.BasePath = baseAddress.AbsolutePath.TrimEnd('/');`);
   if (code) w.line(`Tools.McpCode.Confirm = Tools.${CONFIRM_CLASS}.ScriptRefusal;`);
 }

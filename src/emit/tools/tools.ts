@@ -7,7 +7,7 @@ import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from '../shar
 import { inputSchemaText } from './input-schema.js';
 import { outputSchema } from './output-schema.js';
 import { asksConfirmation, isDestructive, type ConfirmPolicy } from '../../model/confirm.js';
-import { CONFIRM_ATTRIBUTE, CONFIRM_CLASS, CONFIRM_CONTEXT_PARAMETER, emitConfirmAttribute } from './confirm.js';
+import { CONFIRM_CLASS, CONFIRM_CONTEXT_PARAMETER, confirmAttribute, emitConfirmAttribute } from './confirm.js';
 
 /** Default longest tool answer, in characters (about 25,000 tokens). */
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
@@ -95,7 +95,7 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   const output = structuredOutput ? outputSchema(model, op) : undefined;
   if (output) w.line(`[OutputSchema(${rawStringLiteral(jsonText(output.schema))}, ${output.wrapped})]`);
   if (op.scopes) w.line(`[OAuthScopes(${op.scopes.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})]`);
-  if (confirm) w.line(`[${CONFIRM_ATTRIBUTE}(${stringLiteral(op.method.toUpperCase())}, ${stringLiteral(op.path)}, ${stringLiteral(names.title)})]`);
+  if (confirm) w.line(confirmAttribute(op, names, plan));
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
     ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),

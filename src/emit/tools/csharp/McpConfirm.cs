@@ -8,6 +8,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
+using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
 using System.Threading;
 using ModelContextProtocol.Protocol;
@@ -33,11 +34,20 @@ internal static class McpConfirm
     /// <summary>The setting that turns confirmation off, which refusals name. The host sets it.</summary>
     public static string Setting { get; set; } = "CONFIRM";
 
+    /// <summary>The path of the API's base URL (<c>/api</c>), which the question shows before each request's path. The host sets it.</summary>
+    public static string BasePath { get; set; } = "";
+
     /// <summary>The key of the question among the call's input requests.</summary>
     private const string Key = "confirm";
 
-    /// <summary>Longest text of a call's arguments in a question.</summary>
-    private const int MaxArgumentsLength = 2000;
+    /// <summary>Longest text of a value in a question: a longer one is shortened in the middle, saying its size.</summary>
+    private const int MaxValueLength = 240;
+
+    /// <summary>Longest text of one argument in a question, its long values shortened: past it, it is shortened in the middle too.</summary>
+    private const int MaxArgumentLength = 4000;
+
+    /// <summary>Longest script a question shows; one that cannot be shown whole is not run (run_script takes no longer ones).</summary>
+    public const int MaxScriptShown = 20_000;
 
     /// <summary>In code mode, the operations the running script may call: those it named and the user accepted before it ran.</summary>
     private static readonly AsyncLocal<HashSet<string>?> ScriptAccepted = new();
@@ -65,7 +75,7 @@ internal static class McpConfirm
             return null;
         }
         var name = context.Params?.Name ?? "";
-        var mark = Marked.Value.TryGetValue(name, out var found) ? found : new McpTools.ConfirmAttribute("", name, name);
+        var mark = Marked.Value.TryGetValue(name, out var found) ? found : new McpTools.ConfirmAttribute("", name, name, "");
         if (ScriptAccepted.Value is { } accepted)
         {
             // A script cannot stop halfway for a question: what it may do was asked before it started.
@@ -74,7 +84,7 @@ internal static class McpConfirm
                 : $"Error: not sent: {mark.Method} {mark.Path} needs the user's confirmation, which a script gets before it runs for the operations its text names; call it as api.{name}(…)";
         }
         var arguments = context.Params?.Arguments ?? new Dictionary<string, JsonElement>();
-        var question = $"{mark.Title}\n{mark.Method} {mark.Path}\n\nArguments:\n{Shows(arguments)}\n\nSend this request? Nothing is sent unless you accept.";
+        var question = $"{mark.Title}\n{mark.Method} {Request(mark, arguments)}\n\nArguments:\n{Shows(mark, arguments)}\n\nSend this request? Nothing is sent unless you accept.";
         return Ask(context, $"{mark.Method} {mark.Path}", question, State(name, JsonSerializer.Serialize(new SortedDictionary<string, JsonElement>(arguments, StringComparer.Ordinal))));
     }
 
@@ -91,9 +101,13 @@ internal static class McpConfirm
         var named = Marked.Value.Where(m => Regex.IsMatch(code, $@"(?<![\w$]){Regex.Escape(m.Key)}(?![\w$])")).OrderBy(m => m.Key, StringComparer.Ordinal).ToList();
         if (named.Count > 0)
         {
+            if (code.Length > MaxScriptShown)
+            {
+                // The user would accept what they were not shown: not asked, not run.
+                return $"Error: not run: the script is {Count(code.Length)} characters, longer than the {Count(MaxScriptShown)} a confirmation shows whole, and it calls operations that need the user's confirmation; split it";
+            }
             var operations = string.Join("\n", named.Select(m => $"- {m.Value.Title}: {m.Value.Method} {m.Value.Path} ({m.Key})"));
-            var script = code.Length <= MaxArgumentsLength ? code : code[..MaxArgumentsLength] + "…";
-            var question = $"A script asks to call operations that change or delete data:\n{operations}\n\nThe script:\n{ApiSecrets.Redact(script)}\n\nRun it? Nothing is sent unless you accept.";
+            var question = $"A script asks to call operations that change or delete data:\n{operations}\n\nThe script, whole:\n{ApiSecrets.Redact(code)}\n\nRun it? Nothing is sent unless you accept.";
             var what = named.Count == 1 ? $"{named[0].Value.Method} {named[0].Value.Path}" : $"{named.Count} operations in this script";
             if (Ask(context, what, question, State("run_script", code)) is { } refusal)
             {
@@ -136,12 +150,98 @@ internal static class McpConfirm
             state);
     }
 
-    /// <summary>The arguments as the user reads them: credential-like names and configured secrets redacted, capped.</summary>
-    private static string Shows(IDictionary<string, JsonElement> arguments)
+    /// <summary>
+    /// The request as it will be sent: the base path, then the path with the arguments that pick the target in place
+    /// (and a DELETE's query), each shortened in the middle where long.
+    /// </summary>
+    private static string Request(McpTools.ConfirmAttribute mark, IDictionary<string, JsonElement> arguments)
     {
-        var shown = arguments.ToDictionary(a => a.Key, a => IsCredential(a.Key) ? JsonSerializer.SerializeToElement("[redacted]") : a.Value, StringComparer.Ordinal);
-        var text = ApiSecrets.Redact(JsonSerializer.Serialize(shown, Shown));
-        return text.Length <= MaxArgumentsLength ? text : text[..MaxArgumentsLength] + "…";
+        var request = Regex.Replace(mark.Request, @"\{([^}]*)\}", m => arguments.TryGetValue(m.Groups[1].Value, out var value) && value.ValueKind is not (JsonValueKind.Null or JsonValueKind.Undefined)
+            ? (IsCredential(m.Groups[1].Value) ? "[redacted]" : Middle(value.ValueKind == JsonValueKind.String ? value.GetString() ?? "" : value.GetRawText(), MaxValueLength))
+            : "{}");
+        // A query argument not given is not sent: neither is its pair shown.
+        var parts = request.Split('?', 2);
+        var query = parts.Length > 1 ? string.Join("&", parts[1].Split('&').Where(pair => !pair.EndsWith("={}", StringComparison.Ordinal))) : "";
+        return ApiSecrets.Redact(BasePath + parts[0] + (query.Length > 0 ? "?" + query : ""));
+    }
+
+    /// <summary>
+    /// Every argument, as the user reads it: those that pick the target first, then the others in the tool's order, each
+    /// on its own; long values shortened in the middle with their size (so that nothing after them is hidden);
+    /// credential-like names and configured secrets redacted.
+    /// </summary>
+    private static string Shows(McpTools.ConfirmAttribute mark, IDictionary<string, JsonElement> arguments)
+    {
+        var order = mark.Arguments.Where(arguments.ContainsKey).Concat(arguments.Keys.Where(key => !mark.Arguments.Contains(key)).OrderBy(key => key, StringComparer.Ordinal));
+        var lines = order.Select(key =>
+        {
+            var text = IsCredential(key) ? "\"[redacted]\"" : JsonSerializer.Serialize(Shortened(arguments[key]), Shown);
+            return $"{key}: {Middle(text, MaxArgumentLength)}";
+        });
+        return arguments.Count == 0 ? "(none)" : ApiSecrets.Redact(string.Join("\n", lines));
+    }
+
+    /// <summary>A JSON value with its long strings, arrays and objects shortened in the middle, each saying its size.</summary>
+    private static JsonNode? Shortened(JsonElement value)
+    {
+        switch (value.ValueKind)
+        {
+            case JsonValueKind.String:
+                return JsonValue.Create(Middle(value.GetString() ?? "", MaxValueLength));
+            case JsonValueKind.Array:
+                var items = value.EnumerateArray().ToList();
+                var array = new JsonArray();
+                for (var i = 0; i < items.Count; i++)
+                {
+                    if (items.Count > 20 && i == 10)
+                    {
+                        array.Add(JsonValue.Create($"… [{Count(items.Count)} items in all, {Count(items.Count - 15)} not shown] …"));
+                        i = items.Count - 6;
+                        continue;
+                    }
+                    array.Add(Shortened(items[i]));
+                }
+                return array;
+            case JsonValueKind.Object:
+                var properties = value.EnumerateObject().ToList();
+                var shown = new JsonObject();
+                for (var i = 0; i < properties.Count; i++)
+                {
+                    if (properties.Count > 40 && i == 30)
+                    {
+                        shown["…"] = JsonValue.Create($"[{Count(properties.Count)} properties in all, {Count(properties.Count - 35)} not shown]");
+                        i = properties.Count - 6;
+                        continue;
+                    }
+                    shown[properties[i].Name] = IsCredential(properties[i].Name) ? JsonValue.Create("[redacted]") : Shortened(properties[i].Value);
+                }
+                return shown;
+            default:
+                return JsonNode.Parse(value.GetRawText());
+        }
+    }
+
+    /// <summary>A count as people read it: 3,600.</summary>
+    private static string Count(int count) => count.ToString("N0", System.Globalization.CultureInfo.InvariantCulture);
+
+    /// <summary>Text longer than <paramref name="max"/> with its middle left out, saying how long it is; never half a surrogate pair.</summary>
+    private static string Middle(string text, int max)
+    {
+        if (text.Length <= max)
+        {
+            return text;
+        }
+        var head = max / 2;
+        var tail = max / 3;
+        if (char.IsHighSurrogate(text[head - 1]))
+        {
+            head--;
+        }
+        if (char.IsLowSurrogate(text[^tail]))
+        {
+            tail--;
+        }
+        return $"{text[..head]} … [{Count(text.Length)} characters, {Count(text.Length - head - tail)} not shown] … {text[^tail..]}";
     }
 
     /// <summary>An argument that carries a credential by its name: a word of it (apiKey, access_token, X-Password) says so.</summary>
