@@ -103,6 +103,20 @@ internal static class McpCode
         var waitedMs = waited.ElapsedMilliseconds;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
+        // Admission may stop it, should it run long while others wait and the long-running slots are taken.
+        slot.Start(() =>
+        {
+            try
+            {
+                stop.Cancel();
+            }
+            catch (ObjectDisposedException)
+            {
+                // It had ended already.
+            }
+        });
+        // Once it has run long, its process runs at the lowest priority: interpreters starting and short scripts come first.
+        using var demote = new Timer(_ => script.Demote(), null, TimeSpan.FromSeconds(McpScriptAdmission.Limits.ShortSeconds), Timeout.InfiniteTimeSpan);
         var finished = false;
         var logs = new JsonArray();
         var calls = new List<Task>();
@@ -155,7 +169,9 @@ internal static class McpCode
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            return Failed($"it ran longer than the time limit of {limits.TimeoutSeconds:0.###} s (SCRIPT_TIMEOUT_SECONDS)");
+            return slot.Stopped
+                ? McpToolSupport.ErrorResult($"Error: {McpScriptAdmission.StoppedReason(McpScriptAdmission.Limits)}")
+                : Failed($"it ran longer than the time limit of {limits.TimeoutSeconds:0.###} s (SCRIPT_TIMEOUT_SECONDS)");
         }
         finally
         {

@@ -6,6 +6,7 @@
 
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -17,6 +18,16 @@ namespace Petstore;
 /// caller's (<see cref="McpCaller.Current"/>); the others wait in a bounded queue, first come first served among
 /// callers under their share, for at most <see cref="McpScriptAdmissionLimits.QueueWaitSeconds"/>. A script that finds
 /// the queue (or its caller's half of it) full, or waits longer, is refused at once with a "busy" message.
+/// <para>
+/// Long scripts cannot crowd out short ones: while scripts wait, one that has run longer than
+/// <see cref="McpScriptAdmissionLimits.ShortSeconds"/> moves to a lane of its own for long-running scripts (as many
+/// slots as the running ones, one caller's share of them as of those), which frees its slot for the next script; where
+/// that lane (or its caller's share of it) is full, it is stopped and answers "busy". (A script that has run that long
+/// also runs at the lowest priority from then on, whether or not others wait: see <see cref="McpCode"/>.) Four callers spinning in loops
+/// on a two-core server so hold two long slots until their time limit ends them, two more are stopped, and a fifth
+/// caller's quick script runs at once. At most twice the running slots are ever taken, so the interpreters alive stay
+/// within twice the running slots and the spare ones.
+/// </para>
 /// </summary>
 internal static class McpScriptAdmission
 {
@@ -26,12 +37,18 @@ internal static class McpScriptAdmission
     private static readonly object Gate = new();
     private static readonly LinkedList<Waiter> Queue = new();
     private static readonly Dictionary<string, Share> Callers = new();
+    private static readonly List<Slot> Started = new();
     private static int _running;
+    private static int _long;
+    private static Timer? _watch;
 
-    /// <summary>Scripts running now.</summary>
+    /// <summary>How often, while scripts wait, the running ones are looked at for those that have run long.</summary>
+    private static readonly TimeSpan WatchEvery = TimeSpan.FromMilliseconds(50);
+
+    /// <summary>Scripts running now, in either lane.</summary>
     public static int Running
     {
-        get { lock (Gate) return _running; }
+        get { lock (Gate) return _running + _long; }
     }
 
     /// <summary>Scripts waiting for a slot now.</summary>
@@ -63,27 +80,26 @@ internal static class McpScriptAdmission
             var share = ShareOf(caller);
             if (_running < limits.MaxRunning && share.Running < PerCallerRunning(limits))
             {
-                Admit(share);
-                return (new Slot(caller), null);
+                return (Admit(caller, share), null);
             }
             if (Queue.Count >= limits.QueueLength)
             {
                 Forget(caller, share);
-                return (null, $"busy: {_running} scripts running, {Queue.Count} waiting; try again in a few seconds");
+                return (null, $"busy: {_running + _long} scripts running, {Queue.Count} waiting; try again in a few seconds");
             }
             if (share.Waiting >= PerCallerWaiting(limits))
             {
                 Forget(caller, share);
-                return (null, $"busy: this caller has {share.Running} scripts running and {share.Waiting} waiting, its share (SCRIPT_MAX_RUNNING_PER_CALLER); try again in a few seconds");
+                return (null, $"busy: this caller has {share.Running + share.Long} scripts running and {share.Waiting} waiting, its share (SCRIPT_MAX_RUNNING_PER_CALLER); try again in a few seconds");
             }
-            waiter = new Waiter(share);
+            waiter = new Waiter(caller, share);
             waiter.Node = Queue.AddLast(waiter);
             share.Waiting++;
+            _watch ??= new Timer(_ => Rebalance(), null, TimeSpan.Zero, WatchEvery);
         }
         try
         {
-            await waiter.Admitted.Task.WaitAsync(TimeSpan.FromSeconds(limits.QueueWaitSeconds), cancellationToken).ConfigureAwait(false);
-            return (new Slot(caller), null);
+            return (await waiter.Admitted.Task.WaitAsync(TimeSpan.FromSeconds(limits.QueueWaitSeconds), cancellationToken).ConfigureAwait(false), null);
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
@@ -98,48 +114,109 @@ internal static class McpScriptAdmission
                     {
                         throw;
                     }
-                    return (null, $"busy: no slot came free within {limits.QueueWaitSeconds:0.###} s (SCRIPT_QUEUE_WAIT_SECONDS); {_running} scripts running, {Queue.Count} waiting; try again in a few seconds");
+                    return (null, $"busy: no slot came free within {limits.QueueWaitSeconds:0.###} s (SCRIPT_QUEUE_WAIT_SECONDS); {_running + _long} scripts running, {Queue.Count} waiting; try again in a few seconds");
                 }
             }
             // Admitted meanwhile: the slot is this call's.
+            var slot = waiter.Admitted.Task.Result;
             if (exception is OperationCanceledException)
             {
-                Leave(caller);
+                slot.Dispose();
                 throw;
             }
-            return (new Slot(caller), null);
+            return (slot, null);
         }
     }
 
-    /// <summary>Gives a slot back, and hands it to the first waiter whose caller is under its share.</summary>
-    private static void Leave(string caller)
+    /// <summary>
+    /// While scripts wait that a slot would let in: each script that has run longer than the short time moves to the
+    /// long lane, or is stopped where that lane (or its caller's share of it) is full; then the waiters get the slots.
+    /// </summary>
+    private static void Rebalance()
+    {
+        var stop = new List<Slot>();
+        lock (Gate)
+        {
+            var limits = Limits;
+            if (Queue.Count == 0)
+            {
+                _watch?.Dispose();
+                _watch = null;
+                return;
+            }
+            var wanted = Queue.Count(w => w.Share.Running < PerCallerRunning(limits));
+            var now = Environment.TickCount64;
+            foreach (var slot in Started.Where(s => !s.Long && !s.Stopped && now - s.StartedAt >= limits.ShortSeconds * 1000).OrderBy(s => s.StartedAt).ToList())
+            {
+                if (wanted == 0)
+                {
+                    break;
+                }
+                if (_long < limits.MaxLong && slot.Share.Long < PerCallerRunning(limits))
+                {
+                    slot.Long = true;
+                    _running--;
+                    slot.Share.Running--;
+                    _long++;
+                    slot.Share.Long++;
+                }
+                else
+                {
+                    // Its slot comes free when its call ends (stopped, it ends at once).
+                    slot.Stopped = true;
+                    stop.Add(slot);
+                }
+                wanted--;
+            }
+            AdmitWaiters(limits);
+        }
+        foreach (var slot in stop)
+        {
+            slot.Stop?.Invoke();
+        }
+    }
+
+    /// <summary>Gives a slot back, and hands it to the first waiters whose callers are under their share.</summary>
+    private static void Leave(Slot slot)
     {
         lock (Gate)
         {
-            var share = ShareOf(caller);
-            _running--;
-            share.Running--;
-            Forget(caller, share);
-            var limits = Limits;
-            for (var node = Queue.First; node is not null && _running < limits.MaxRunning;)
+            Started.Remove(slot);
+            if (slot.Long)
             {
-                var next = node.Next;
-                if (node.Value.Share.Running < PerCallerRunning(limits))
-                {
-                    Queue.Remove(node);
-                    node.Value.Share.Waiting--;
-                    Admit(node.Value.Share);
-                    node.Value.Admitted.TrySetResult();
-                }
-                node = next;
+                _long--;
+                slot.Share.Long--;
             }
+            else
+            {
+                _running--;
+                slot.Share.Running--;
+            }
+            Forget(slot.Caller, slot.Share);
+            AdmitWaiters(Limits);
         }
     }
 
-    private static void Admit(Share share)
+    private static void AdmitWaiters(McpScriptAdmissionLimits limits)
+    {
+        for (var node = Queue.First; node is not null && _running < limits.MaxRunning;)
+        {
+            var next = node.Next;
+            if (node.Value.Share.Running < PerCallerRunning(limits))
+            {
+                Queue.Remove(node);
+                node.Value.Share.Waiting--;
+                node.Value.Admitted.TrySetResult(Admit(node.Value.Caller, node.Value.Share));
+            }
+            node = next;
+        }
+    }
+
+    private static Slot Admit(string caller, Share share)
     {
         _running++;
         share.Running++;
+        return new Slot(caller, share);
     }
 
     private static Share ShareOf(string caller)
@@ -153,42 +230,76 @@ internal static class McpScriptAdmission
 
     private static void Forget(string caller, Share share)
     {
-        if (share.Running == 0 && share.Waiting == 0)
+        if (share.Running == 0 && share.Waiting == 0 && share.Long == 0)
         {
             Callers.Remove(caller);
         }
     }
 
-    /// <summary>One caller's scripts running and waiting.</summary>
-    private sealed class Share
+    /// <summary>One caller's scripts running (in the first lane and the long one) and waiting.</summary>
+    internal sealed class Share
     {
         public int Running;
+        public int Long;
         public int Waiting;
     }
 
-    private sealed class Waiter(Share share)
+    private sealed class Waiter(string caller, Share share)
     {
+        public string Caller { get; } = caller;
         public Share Share { get; } = share;
         public LinkedListNode<Waiter> Node { get; set; } = null!;
-        public TaskCompletionSource Admitted { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        public TaskCompletionSource<Slot> Admitted { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     /// <summary>A running script's slot; disposing it gives it back.</summary>
-    public sealed class Slot(string caller) : IDisposable
+    public sealed class Slot : IDisposable
     {
         private int _left;
+
+        internal Slot(string caller, Share share)
+        {
+            Caller = caller;
+            Share = share;
+        }
+
+        internal string Caller { get; }
+        internal Share Share { get; }
+        internal long StartedAt { get; private set; }
+        internal Action? Stop { get; private set; }
+
+        /// <summary>In the lane of long-running scripts.</summary>
+        internal bool Long { get; set; }
+
+        /// <summary>True when the script was stopped to let another run: it had run long, and the long lane was full.</summary>
+        public bool Stopped { get; internal set; }
+
+        /// <summary>The script starts now (it has its interpreter): <paramref name="stop"/> ends it, should it be stopped.</summary>
+        public void Start(Action stop)
+        {
+            lock (Gate)
+            {
+                StartedAt = Environment.TickCount64;
+                Stop = stop;
+                Started.Add(this);
+            }
+        }
 
         public void Dispose()
         {
             if (Interlocked.Exchange(ref _left, 1) == 0)
             {
-                Leave(caller);
+                Leave(this);
             }
         }
     }
+
+    /// <summary>Why a stopped script was stopped, its answer.</summary>
+    public static string StoppedReason(McpScriptAdmissionLimits limits) =>
+        $"busy: the script ran longer than {limits.ShortSeconds:0.###} s (SCRIPT_SHORT_SECONDS) while other scripts waited, and the slots for long-running scripts were taken ({limits.MaxLong} in all, or its caller's share of them); it was stopped so that they could run. Try again in a few seconds, or split the work into shorter scripts";
 }
 
-/// <summary>How many scripts run and wait (see README: SCRIPT_MAX_RUNNING, SCRIPT_QUEUE_*, SCRIPT_MAX_RUNNING_PER_CALLER).</summary>
+/// <summary>How many scripts run and wait (see README: SCRIPT_MAX_RUNNING, SCRIPT_QUEUE_*, SCRIPT_MAX_RUNNING_PER_CALLER, SCRIPT_SHORT_SECONDS).</summary>
 internal sealed record McpScriptAdmissionLimits
 {
     /// <summary>The default number of scripts running at once: one per core, at least 2.</summary>
@@ -198,4 +309,10 @@ internal sealed record McpScriptAdmissionLimits
     public int QueueLength { get; init; } = 16 * DefaultMaxRunning;
     public double QueueWaitSeconds { get; init; } = 10;
     public int MaxRunningPerCaller { get; init; } = Math.Max(1, DefaultMaxRunning / 2);
+
+    /// <summary>How long a script runs before, while others wait, it moves to the long lane (or is stopped where that is full).</summary>
+    public double ShortSeconds { get; init; } = 0.25;
+
+    /// <summary>Slots for scripts that have run long: as many as the running ones.</summary>
+    public int MaxLong => MaxRunning;
 }

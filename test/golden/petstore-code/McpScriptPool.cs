@@ -17,7 +17,7 @@ namespace Petstore;
 /// <summary>
 /// The pool of interpreter processes: warm ones (each has run a first script before it counts as ready) wait for
 /// scripts; a script admitted by <see cref="McpScriptAdmission"/> takes one, or waits for the next that is ready.
-/// At most <see cref="McpScriptAdmissionLimits.MaxRunning"/> + <see cref="Spare"/> are alive at once.
+/// At most <see cref="McpScriptAdmissionLimits.MaxRunning"/> + <see cref="McpScriptAdmissionLimits.MaxLong"/> + <see cref="Spare"/> are alive at once.
 /// </summary>
 internal sealed partial class McpScriptProcess
 {
@@ -43,8 +43,8 @@ internal sealed partial class McpScriptProcess
     /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
     public const int Spare = 2;
 
-    /// <summary>Most interpreters alive at once: one per running script and the spare ones.</summary>
-    private static int Cap => McpScriptAdmission.Limits.MaxRunning + Spare;
+    /// <summary>Most interpreters alive at once: one per running script (in either lane) and the spare ones.</summary>
+    private static int Cap => McpScriptAdmission.Limits.MaxRunning + McpScriptAdmission.Limits.MaxLong + Spare;
 
     /// <summary>Interpreter processes alive now: running a script, ready, or starting.</summary>
     public static int Alive
@@ -99,7 +99,8 @@ internal sealed partial class McpScriptProcess
     {
         lock (Pool)
         {
-            if (process._process.HasExited || process.Limits != _limits)
+            // A process that ran a long script runs at the lowest priority, which it cannot leave: it is not kept.
+            if (process._process.HasExited || process.Limits != _limits || process._demoted)
             {
                 process.Discard();
                 return;

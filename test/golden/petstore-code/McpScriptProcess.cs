@@ -95,6 +95,25 @@ internal sealed partial class McpScriptProcess
         }
     }
 
+    private bool _demoted;
+
+    /// <summary>
+    /// The script has run long (SCRIPT_SHORT_SECONDS): its process runs at the lowest priority from now on, so that
+    /// interpreters starting and short scripts get the processor first.
+    /// </summary>
+    public void Demote()
+    {
+        _demoted = true;
+        try
+        {
+            _process.PriorityClass = ProcessPriorityClass.Idle;
+        }
+        catch (Exception exception) when (exception is InvalidOperationException or System.ComponentModel.Win32Exception or PlatformNotSupportedException)
+        {
+            // Exited meanwhile, or the system does not let it be changed: it runs on as it was.
+        }
+    }
+
     /// <summary>Ends the interpreter and frees what it held; the pool starts another if none is ready (unless <paramref name="refill"/> is false).</summary>
     public void Discard(bool refill = true)
     {

@@ -61,12 +61,13 @@ Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength,
 
 // The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
 var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
-Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl };
-if (serverIcon is not null && !(Uri.TryCreate(serverIcon.Source, UriKind.Absolute, out var iconUri) && iconUri.Scheme is "https" or "http" or "data"))
+var iconData = string.IsNullOrEmpty(iconUrl) ? null : System.Text.RegularExpressions.Regex.Match(iconUrl, "^data:(image\\/(?:png|jpeg|jpg|svg\\+xml|webp))[;,]", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
+if (!string.IsNullOrEmpty(iconUrl) && !(iconUrl.Length <= 32768 && (iconData!.Success || (Uri.TryCreate(iconUrl, UriKind.Absolute, out var iconUri) && iconUri.Scheme == "https" && iconUri.Host.Length > 0))))
 {
-    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an http(s) URL or a data: URI of an image");
+    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an https URL or a data: URI of a PNG, JPEG, SVG or WebP image (of at most 32768 characters)");
     return 1;
 }
+Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl, MimeType = iconData!.Success ? iconData.Groups[1].Value.ToLowerInvariant().Replace("image/jpg", "image/jpeg") : null };
 var scriptDefaults = new Tools.McpScriptLimits();
 if (!TryReadNumber("PETSTORE_SCRIPT_TIMEOUT_SECONDS", scriptDefaults.TimeoutSeconds, 1, 3600, out var scriptSeconds)
     || !TryReadNumber("PETSTORE_SCRIPT_MAX_STATEMENTS", scriptDefaults.MaxStatements, 1000, 2_000_000_000, out var scriptStatements)
@@ -77,16 +78,18 @@ if (!TryReadNumber("PETSTORE_SCRIPT_TIMEOUT_SECONDS", scriptDefaults.TimeoutSeco
     return 1;
 }
 Tools.McpCode.Limits = new Tools.McpScriptLimits { TimeoutSeconds = scriptSeconds, MaxStatements = Math.Floor(scriptStatements), MaxRecursion = (int)scriptRecursion, MaxMemoryMb = Math.Floor(scriptMemory), MaxCalls = (int)scriptCalls };
-// How many scripts run at once (one per core, at least 2), how many wait and how long, and one caller's share.
+// How many scripts run at once (one per core, at least 2), how many wait and how long, one caller's share, and when
+// a script counts as long (it then leaves its slot to waiting ones).
 var admissionDefaults = new Tools.McpScriptAdmissionLimits();
 if (!TryReadNumber("PETSTORE_SCRIPT_MAX_RUNNING", admissionDefaults.MaxRunning, 1, 1024, out var scriptRunning)
     || !TryReadNumber("PETSTORE_SCRIPT_QUEUE_LENGTH", 16 * Math.Floor(scriptRunning), 0, 100_000, out var scriptQueue)
     || !TryReadNumber("PETSTORE_SCRIPT_QUEUE_WAIT_SECONDS", admissionDefaults.QueueWaitSeconds, 0, 3600, out var scriptQueueWait)
-    || !TryReadNumber("PETSTORE_SCRIPT_MAX_RUNNING_PER_CALLER", Math.Max(1, Math.Floor(scriptRunning / 2)), 1, 1024, out var scriptPerCaller))
+    || !TryReadNumber("PETSTORE_SCRIPT_MAX_RUNNING_PER_CALLER", Math.Max(1, Math.Floor(scriptRunning / 2)), 1, 1024, out var scriptPerCaller)
+    || !TryReadNumber("PETSTORE_SCRIPT_SHORT_SECONDS", admissionDefaults.ShortSeconds, 0.05, 3600, out var scriptShort))
 {
     return 1;
 }
-Tools.McpScriptAdmission.Limits = new Tools.McpScriptAdmissionLimits { MaxRunning = (int)scriptRunning, QueueLength = (int)scriptQueue, QueueWaitSeconds = scriptQueueWait, MaxRunningPerCaller = (int)scriptPerCaller };
+Tools.McpScriptAdmission.Limits = new Tools.McpScriptAdmissionLimits { MaxRunning = (int)scriptRunning, QueueLength = (int)scriptQueue, QueueWaitSeconds = scriptQueueWait, MaxRunningPerCaller = (int)scriptPerCaller, ShortSeconds = scriptShort };
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>

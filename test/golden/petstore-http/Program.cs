@@ -60,16 +60,19 @@ Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength,
 
 // The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
 var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
-Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl };
-if (serverIcon is not null && !(Uri.TryCreate(serverIcon.Source, UriKind.Absolute, out var iconUri) && iconUri.Scheme is "https" or "http" or "data"))
+var iconData = string.IsNullOrEmpty(iconUrl) ? null : System.Text.RegularExpressions.Regex.Match(iconUrl, "^data:(image\\/(?:png|jpeg|jpg|svg\\+xml|webp))[;,]", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
+if (!string.IsNullOrEmpty(iconUrl) && !(iconUrl.Length <= 32768 && (iconData!.Success || (Uri.TryCreate(iconUrl, UriKind.Absolute, out var iconUri) && iconUri.Scheme == "https" && iconUri.Host.Length > 0))))
 {
-    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an http(s) URL or a data: URI of an image");
+    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an https URL or a data: URI of a PNG, JPEG, SVG or WebP image (of at most 32768 characters)");
     return 1;
 }
+Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl, MimeType = iconData!.Success ? iconData.Groups[1].Value.ToLowerInvariant().Replace("image/jpg", "image/jpeg") : null };
 
-// Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection).
+// Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection);
+// and the proxies whose X-Forwarded-For says who a caller is.
 if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETSTORE_ALLOWED_HOSTS", out var allowedHosts, out var accessError)
-    || !Tools.McpHttpAccess.TryReadOrigins(settings["PETSTORE_ALLOWED_ORIGINS"], "PETSTORE_ALLOWED_ORIGINS", out var allowedOrigins, out accessError))
+    || !Tools.McpHttpAccess.TryReadOrigins(settings["PETSTORE_ALLOWED_ORIGINS"], "PETSTORE_ALLOWED_ORIGINS", out var allowedOrigins, out accessError)
+    || !Tools.McpHttpProxies.TryRead(settings["PETSTORE_TRUSTED_PROXIES"], "PETSTORE_TRUSTED_PROXIES", out var trustedProxies, out accessError))
 {
     Console.Error.WriteLine(accessError);
     return 1;
@@ -156,6 +159,8 @@ var app = builder.Build();
 // read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
 Tools.McpToolCatalog.Load(app.Services);
 
+// Behind the trusted proxies, the caller is the one a request from them names; from anyone else X-Forwarded-For is ignored.
+Tools.McpHttpProxies.Use(app, trustedProxies);
 // Every request's Host and Origin are checked before anything else reads it.
 app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOWED_HOSTS", "PETSTORE_ALLOWED_ORIGINS", app.Services).InvokeAsync);
 

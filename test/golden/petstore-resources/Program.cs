@@ -58,12 +58,13 @@ Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength,
 
 // The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
 var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
-Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl };
-if (serverIcon is not null && !(Uri.TryCreate(serverIcon.Source, UriKind.Absolute, out var iconUri) && iconUri.Scheme is "https" or "http" or "data"))
+var iconData = string.IsNullOrEmpty(iconUrl) ? null : System.Text.RegularExpressions.Regex.Match(iconUrl, "^data:(image\\/(?:png|jpeg|jpg|svg\\+xml|webp))[;,]", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
+if (!string.IsNullOrEmpty(iconUrl) && !(iconUrl.Length <= 32768 && (iconData!.Success || (Uri.TryCreate(iconUrl, UriKind.Absolute, out var iconUri) && iconUri.Scheme == "https" && iconUri.Host.Length > 0))))
 {
-    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an http(s) URL or a data: URI of an image");
+    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an https URL or a data: URI of a PNG, JPEG, SVG or WebP image (of at most 32768 characters)");
     return 1;
 }
+Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl, MimeType = iconData!.Success ? iconData.Groups[1].Value.ToLowerInvariant().Replace("image/jpg", "image/jpeg") : null };
 
 builder.Services.AddHttpClient();
 builder.Services.ConfigureHttpClientDefaults(http =>
