@@ -38,7 +38,7 @@ describe('code mode: run_script against a real API', () => {
 
   test('search_operations carries the map of the API, and with detail "full" gives each hit\'s signature instead of its inputSchema', async () => {
     const { tools } = await server.client.listTools();
-    assert.match(tools.find((t) => t.name === 'search_operations')?.description ?? '', /run_script calls it as api\.<name>\(args\)\.\nTags: Books \(4\), Diagnostics \(1\), Owners \(1\)/);
+    assert.match(tools.find((t) => t.name === 'search_operations')?.description ?? '', /run_script calls it as api\.<name>\(args\)\.\nTags: Books \(5\), Diagnostics \(1\), Owners \(1\)/);
     const found = await server.client.callTool({ name: 'search_operations', arguments: { query: 'get a book', limit: 2, detail: 'full' } }) as { content: { text: string }[] };
     const hits = JSON.parse(found.content[0]?.text ?? '[]') as { name: string; signature?: string; inputSchema?: unknown }[];
     assert.equal(hits[0]?.name, 'get_book');

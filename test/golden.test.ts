@@ -23,7 +23,7 @@ test('the generated example project matches the golden files (npm run golden:upd
 const VARIANT_FILES: Record<GoldenVariant, string[]> = {
   discovery: ['McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
   code: ['McpCode.cs', 'McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpScriptAdmission.cs', 'McpScriptMemory.cs', 'McpScriptPool.cs', 'McpScriptProcess.cs', 'McpScriptRunner.cs', 'McpScriptSandbox.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'McpSignatures.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
-  http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'McpHttpLimits.cs', 'McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'McpHttpLimits.cs', 'McpHttpProxies.cs', 'McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
   resources: ['McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
 };
