@@ -90,8 +90,8 @@ describe('resources (--resources)', () => {
     assert.equal(books?.description, 'List books, newest update first, a page at a time');
     // The tools are all still there, resources or not.
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    assert.equal(tools.length, 7, tools.join(', '));
-    for (const name of ['list_books', 'get_book', 'get_owner', 'get_echo', 'create_book', 'delete_book']) assert.ok(tools.includes(name), name);
+    assert.equal(tools.length, 8, tools.join(', '));
+    for (const name of ['list_books', 'get_book', 'get_owner', 'get_echo', 'create_book', 'update_book', 'delete_book']) assert.ok(tools.includes(name), name);
   });
 
   test('resources/templates/list: a GET whose only required parameters are in the path, optional query parameters as {?…}; not one marked resource: false', async () => {
