@@ -3,7 +3,7 @@ import { GeneratorError, type Diagnostic } from './errors.js';
 import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js';
 import { buildModel } from './model/build.js';
 import type { ApiModel, Operation } from './model/types.js';
-import { planNames, type NamePlan } from './names/plan.js';
+import { planClientParameters, planNames, type NamePlan } from './names/plan.js';
 import { identifier, isValidNamespace, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client/client.js';
 import type { GeneratedFile } from './emit/shared/file.js';
@@ -130,6 +130,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
+    clientParameters: [...planClientParameters(options.api?.model.operations ?? []).values()],
     mode: checkMode(options.mode),
     ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' as const }),
     ...(options.resources === true && { resources: checkResources(options) }),

@@ -9,6 +9,21 @@ export function environmentPrefix(serverName: string): string {
   return prefix === '' ? 'MCP' : /^[0-9]/.test(prefix) ? `_${prefix}` : prefix;
 }
 
+/** The variable of a parameter the client sets once (its planned setting, e.g. `SUBSCRIPTION_ID`). */
+export function clientParameterVariable(serverName: string, setting: string): string {
+  return `${environmentPrefix(serverName)}_${setting}`;
+}
+
+/**
+ * The setting of a parameter the client sets once, after the server's prefix: its words in capitals (`ApiVersion` →
+ * `API_VERSION`), with `_PARAMETER` after it where it would be one of the server's own settings (`BASE_URL`).
+ */
+export function settingSuffix(name: string): string {
+  const suffix = upperWords(name) || 'PARAMETER';
+  const own = Object.values(environmentVariables('X')).map((variable) => variable.slice(2));
+  return own.includes(suffix) ? `${suffix}_PARAMETER` : suffix;
+}
+
 /** The ASCII words of a name in capitals, joined with `_`, as environment variables are written. */
 function upperWords(name: string): string {
   const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');

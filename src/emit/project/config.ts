@@ -2,7 +2,8 @@ import { SCRIPT_ADMISSION, SCRIPT_LIMITS, SCRIPT_ROOM_MB } from '../code/code.js
 import { HTTP_LIMITS } from '../http/limits.js';
 import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { clientParameterVariable, credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { planClientParameters } from '../../names/plan.js';
 import { serverKey } from './host.js';
 import { telemetryRows } from './telemetry.js';
 import type { GeneratedFile } from '../shared/file.js';
@@ -20,9 +21,13 @@ export const HTTP_DEFAULT_URL = 'http://localhost:5000';
  * Placeholders for every setting the server cannot start or call without, so that a user sees what to fill in:
  * the base URL when the spec names no absolute one, and every credential variable.
  */
-export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Record<string, string> {
+export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): Record<string, string> {
   const env: Record<string, string> = {};
   if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = '<base-url-of-the-api>';
+  // The parameters each call needs that the client sets once, unless the document gives their value (api-version).
+  for (const client of planClientParameters(model.operations).values()) {
+    if (!client.client.fixed) env[clientParameterVariable(serverName, client.setting)] = `<${client.setting.toLowerCase().replace(/_/g, '-')}>`;
+  }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) env[name] = `<${name.toLowerCase().replace(/_/g, '-')}>`;
@@ -61,7 +66,7 @@ export function launchCommand(location: ServerLocation): { command: string; args
     : { command: 'dotnet', args: ['run', '--project', projectDirectory] };
 }
 
-function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Entry {
+function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): Entry {
   if (location.http) {
     const header = location.http.forwardAuth;
     return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
@@ -71,7 +76,7 @@ function entry(serverName: string, location: ServerLocation, model: Pick<ApiMode
 }
 
 /** `mcp.json`: the entry of SPEC 2.4/4.6 (`mcpServers`), with placeholders for the settings the API needs. */
-export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): string {
+export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): string {
   return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, model) } }, null, 2) + '\n';
 }
 
@@ -84,7 +89,7 @@ export const CLIENT_CONFIG_FILES: Record<McpClient, string> = {
 };
 
 /** The file an MCP client reads, in that client's own format, relative to the project directory. */
-export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): GeneratedFile {
+export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): GeneratedFile {
   const key = serverKey(serverName);
   const value = entry(serverName, location, model);
   // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
@@ -107,6 +112,13 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   const env = environmentVariables(serverName);
   const rows = [
     [env.baseUrl, model.serverUrl ? `\`${model.serverUrl}\`` : '(none: required)', 'base URL of the API'],
+    ...[...planClientParameters(model.operations).values()].map((client) => [
+      clientParameterVariable(serverName, client.setting),
+      client.client.fixed && client.client.value !== undefined ? `\`${client.client.value}\` (the document's)` : '(none)',
+      client.client.fixed
+        ? `the \`${client.name}\` every call sends; no tool takes another`
+        : `the \`${client.name}\` (${client.location}) a call sends when it gives none, as Azure's SDKs set it once per client`,
+    ]),
     [env.timeout, '30', 'timeout of each HTTP call, in seconds'],
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],

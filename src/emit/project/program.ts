@@ -1,7 +1,7 @@
 import { stringLiteral, CSharpWriter } from '../shared/writer.js';
 import { banner } from '../shared/banner.js';
 import { FIXED_NAMES } from '../../names/plan.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { clientParameterVariable, credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import type { SecurityScheme } from '../../model/types.js';
 import { serverKey, type HostOptions } from './host-options.js';
 import { packageVersion } from '../../package.js';
@@ -76,6 +76,7 @@ export function emitProgram(options: HostOptions): string {
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   readIconSetting(w, env.iconUrl, options.icon);
+  readClientParameters(w, options);
   if (options.mode === 'code') readScriptLimits(w, env);
   if (options.confirm !== undefined) readConfirmSetting(w, env.confirm, options.mode === 'code');
   if (http) readAccessSettings(w, options.serverName);
@@ -286,4 +287,16 @@ function credentialInitializer(serverName: string, scheme: SecurityScheme): stri
   const settings = requiredVariables(variables).join(' and ');
   fields.push(`Settings = ${stringLiteral(variables.accessToken ? `${settings} (or ${variables.accessToken})` : settings)}`);
   return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
+}
+
+/** The parameters the client sets once, from their settings (else the document's value, or none). */
+function readClientParameters(w: CSharpWriter, options: HostOptions): void {
+  const parameters = options.clientParameters ?? [];
+  if (parameters.length === 0) return;
+  w.line();
+  w.line(`// The parameters every call takes that the client sets once: ${parameters.map((p) => p.name).join(', ')}.`);
+  parameters.forEach((parameter, index) => {
+    const variable = clientParameterVariable(options.serverName, parameter.setting);
+    w.line(`if (settings[${stringLiteral(variable)}]?.Trim() is { Length: > 0 } clientParameter${index}) Client.${FIXED_NAMES.clientParameters}.${parameter.property} = clientParameter${index};`);
+  });
 }

@@ -88,13 +88,16 @@ function schemaText(schema: JsonSchema): string {
   return text;
 }
 
+/** A paged operation's next-page argument: a URL, as the previous answer gave it. */
+const NEXT_LINK: TypeRef = { kind: 'primitive', type: 'string', nullable: false, constraints: { minLength: 1 } };
+
 /** An argument's schema (without its description) and the spec's default where the schema accepts it. */
 function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchema; defaultValue: unknown } {
   const parameter = p.source.kind === 'parameter' ? p.source.parameter : undefined;
-  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
+  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.kind === 'body' ? p.source.body.type : NEXT_LINK;
   // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
   // same OData arguments ($select, $expand with long enums) again and again.
-  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
+  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}${p.source.kind} ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
   // By shape, then by the type's text: that text is kept per type reference, so its hash is worked out once (a key
   // joined from both would be a new string, hashed whole, at every argument).
   let byModel = madeArguments.get(model);

@@ -105,7 +105,10 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   ];
   declared.forEach((d, i) => w.line(`    ${d}${i < declared.length - 1 ? ',' : ')'}`));
   const args = [HTTP_CLIENT_PARAMETER, ...parameters.map((p) => p.name), CANCELLATION_PARAMETER].join(', ');
-  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})).ConfigureAwait(false)`;
+  // A paged operation's answer says where its next page is, and which tool fetches it.
+  const nextTool = op.paging ? plan.operations.get(op.paging.nextOperation ?? op.id) : undefined;
+  const paging = op.paging && nextTool?.nextLink ? `, ${stringLiteral(op.paging.nextLinkName)}, ${stringLiteral(nextTool.toolName)}, ${stringLiteral(nextTool.nextLink)}` : '';
+  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})${paging}).ConfigureAwait(false)`;
   // Asked first: nothing is sent unless the user accepted (or confirmation is off).
   w.line(confirm ? `    => ${CONFIRM_CLASS}.Refusal(${CONFIRM_CONTEXT_PARAMETER}) ?? ${call};` : `    => ${call};`);
 }
@@ -114,8 +117,8 @@ function emitRunAsync(w: CSharpWriter): void {
   w.doc('summary', 'Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.');
   w.line(`public static int MaxResultLength { get; set; } = ${DEFAULT_MAX_RESULT_LENGTH};`);
   w.line();
-  w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer. Only cancellation escapes.');
-  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call)`);
+  w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer; a paged operation\'s answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.');
+  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null)`);
   w.line(`${FIXED_NAMES.result}<T> result;`);
   w.open('try');
   w.line('result = await call().ConfigureAwait(false);');
@@ -137,6 +140,11 @@ function emitRunAsync(w: CSharpWriter): void {
   w.open('if (notes is not null)');
   w.line('notes.Headers = result.Headers;');
   w.line('notes.Mismatch = result.Mismatch;');
+  w.line('// Said apart from the answer, which may be cut before the link.');
+  w.line('if (nextLinkName is not null && result.Body is JsonElement { ValueKind: JsonValueKind.Object } page && page.TryGetProperty(nextLinkName, out var link) && link.ValueKind == JsonValueKind.String && link.GetString() is { Length: > 0 } next)');
+  w.line('{');
+  w.line('    notes.NextPage = $"There is a next page: call {nextTool} with the same arguments and {nextArgument} = {JsonSerializer.Serialize(next, ' + `${FIXED_NAMES.json}.Options)}."`+';');
+  w.line('}');
   w.close();
   w.open('if (result.CutText is { } start)');
   w.line('// Too large to read whole: its start, not parsed, and where it was cut.');
@@ -180,5 +188,7 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line('public IReadOnlyList<KeyValuePair<string, string>> Headers { get; set; } = [];');
   w.line();
   w.line('public string? Mismatch { get; set; }');
+  w.line();
+  w.line('public string? NextPage { get; set; }');
   w.close();
 }
