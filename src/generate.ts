@@ -131,6 +131,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
     clientParameters: [...planClientParameters(options.api?.model.operations ?? []).values()],
+    ...(options.api?.model.operations.some((op) => op.longRunning) && { longRunning: true }),
     mode: checkMode(options.mode),
     ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' as const }),
     ...(options.resources === true && { resources: checkResources(options) }),

@@ -145,7 +145,16 @@ function buildOperation(
     ...(scopes !== undefined && { scopes }),
     ...(mcp !== undefined && { mcp }),
     ...pagingOf(node['x-ms-pageable']),
+    ...longRunningOf(node),
   };
+}
+
+/** `x-ms-long-running-operation: true`, with `x-ms-long-running-operation-options.final-state-via`. */
+function longRunningOf(node: Record<string, unknown>): { longRunning?: { finalStateVia?: string } } {
+  if (node['x-ms-long-running-operation'] !== true) return {};
+  const options = node['x-ms-long-running-operation-options'];
+  const via = isObject(options) && typeof options['final-state-via'] === 'string' ? options['final-state-via'].toLowerCase() : undefined;
+  return { longRunning: via !== undefined ? { finalStateVia: via } : {} };
 }
 
 /** `x-ms-pageable: {nextLinkName, operationName}`; `nextLinkName: null` is a list in one page. (operationName is resolved later.) */

@@ -215,6 +215,8 @@ export interface Operation {
   readonly scopes?: readonly (readonly string[])[];
   /** `x-ms-pageable`: its answer names the next page's URL (the property `nextLinkName`), which the tool then takes. */
   readonly paging?: Paging;
+  /** `x-ms-long-running-operation`: its first answer starts it; the client watches it until it ends. */
+  readonly longRunning?: { readonly finalStateVia?: string };
 }
 
 export interface Paging {

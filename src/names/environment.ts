@@ -76,6 +76,9 @@ export function environmentVariables(serverName: string) {
     scriptMaxRunningPerCaller: `${prefix}_SCRIPT_MAX_RUNNING_PER_CALLER`,
     /** Code mode: how long a script runs before, while others wait, it moves to the long-running lane. */
     scriptShortSeconds: `${prefix}_SCRIPT_SHORT_SECONDS`,
+    /** Long-running operations: how long a call watches one; the key that signs the tokens of those still running. */
+    longRunningWait: `${prefix}_LRO_WAIT_SECONDS`,
+    operationKey: `${prefix}_OPERATION_KEY`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,
   };

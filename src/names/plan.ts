@@ -21,6 +21,7 @@ export const FIXED_NAMES = {
   credentialsException: 'ApiCredentialsException',
   errorMessages: 'ApiErrorMessages',
   clientParameters: 'ApiClientParameters',
+  limits: 'ApiLimits',
   tools: 'McpTools',
 } as const;
 
@@ -65,6 +66,8 @@ export const HTTP_CLIENT_PARAMETER = 'httpClient';
 export const CANCELLATION_PARAMETER = 'cancellationToken';
 /** The MCP request a tool that asks for confirmation reads (`--confirm`). */
 export const REQUEST_CONTEXT_PARAMETER = 'mcpRequest';
+/** Where a long-running operation's tool reports how the operation stands (MCP progress notifications). */
+export const PROGRESS_PARAMETER = 'mcpProgress';
 
 export interface OperationNames {
   /** MCP tool name, `^[a-z0-9_]{1,64}$`. */
@@ -77,6 +80,8 @@ export interface OperationNames {
   readonly parameters: readonly string[];
   /** A paged operation's argument that takes the next page's URL (`nextLink`). */
   readonly nextLink?: string;
+  /** A long-running operation's argument that takes the token of an operation still running (`operation`). */
+  readonly operation?: string;
   /** What the operation acts on, in words, for messages: `pet`, `owner pets`. */
   readonly subject: string;
   /** Title for clients: `Get pet`. */
@@ -159,8 +164,10 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
     const subject = [...parts.target].join(' ') || parts.verb.join(' ');
     const title = titleOf(op, toolName);
     const parameters = planParameters(op);
-    const nextLink = op.paging ? unique('nextLink', new Set([...parameters.map(bareName), BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, REQUEST_CONTEXT_PARAMETER])) : undefined;
-    result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters, subject, title, ...(nextLink !== undefined && { nextLink }) });
+    const taken = new Set([...parameters.map(bareName), BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, REQUEST_CONTEXT_PARAMETER, PROGRESS_PARAMETER]);
+    const nextLink = op.paging ? unique('nextLink', taken) : undefined;
+    const operation = op.longRunning ? unique('operation', taken) : undefined;
+    result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters, subject, title, ...(nextLink !== undefined && { nextLink }), ...(operation !== undefined && { operation }) });
   }
   return result;
 }

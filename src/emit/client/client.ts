@@ -11,7 +11,7 @@ import type { GeneratedFile } from '../shared/file.js';
 
 const template = templates('client');
 /** The client's runtime, real C# files in src/emit/client/csharp: results and limits, building, bodies, sending, reading answers, error messages. */
-const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiErrorMessages'] as const;
+const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiLongRunning', 'ApiErrorMessages'] as const;
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
@@ -159,6 +159,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${value})`);
   });
   if (op.paging && names.nextLink) chain.push(`.NextLink(${names.nextLink}, ${stringLiteral(pathPattern(op.requestPath))})`);
+  if (op.longRunning && names.operation) chain.push(`.LongRunning(${op.longRunning.finalStateVia === undefined ? 'null' : stringLiteral(op.longRunning.finalStateVia)}, ${names.operation})`);
   if (op.success.mediaType) chain.push(`.Accept(${stringLiteral(op.success.mediaType)})`);
   if (op.success.headers) chain.push(`.KeepHeaders(${op.success.headers.map((name) => stringLiteral(name)).join(', ')})`);
   if (op.security) chain.push(`.Security(${op.security.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})`);

@@ -120,6 +120,10 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
         : `the \`${client.name}\` (${client.location}) a call sends when it gives none, as Azure's SDKs set it once per client`,
     ]),
     [env.timeout, '30', 'timeout of each HTTP call, in seconds'],
+    ...(model.operations.some((op) => op.longRunning) ? [
+      [env.longRunningWait, '50', 'how long a call watches a long-running operation (`x-ms-long-running-operation`) before it answers that the operation is still running, with a token to watch it again'],
+      [env.operationKey, '(a new one each start)', 'the key (base64, at least 32 bytes) that signs those tokens: set it alike on every replica, so that any of them can watch an operation another started'],
+    ] : []),
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],

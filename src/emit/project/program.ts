@@ -77,6 +77,7 @@ export function emitProgram(options: HostOptions): string {
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   readIconSetting(w, env.iconUrl, options.icon);
   readClientParameters(w, options);
+  if (options.longRunning) readLongRunningSettings(w, env);
   if (options.mode === 'code') readScriptLimits(w, env);
   if (options.confirm !== undefined) readConfirmSetting(w, env.confirm, options.mode === 'code');
   if (http) readAccessSettings(w, options.serverName);
@@ -299,4 +300,26 @@ function readClientParameters(w: CSharpWriter, options: HostOptions): void {
     const variable = clientParameterVariable(options.serverName, parameter.setting);
     w.line(`if (settings[${stringLiteral(variable)}]?.Trim() is { Length: > 0 } clientParameter${index}) Client.${FIXED_NAMES.clientParameters}.${parameter.property} = clientParameter${index};`);
   });
+}
+
+/** How long a call watches a long-running operation, and the key that signs the tokens of those still running. */
+function readLongRunningSettings(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
+  w.line();
+  w.line('// Long-running operations: how long a call watches one before it answers that it is still running, and the key');
+  w.line('// that signs the tokens with which a later call watches it again (set it alike on every replica of a deployment).');
+  w.line(`if (!TryReadNumber(${stringLiteral(env.longRunningWait)}, Client.${FIXED_NAMES.limits}.LongRunningWaitSeconds, 0, 3600, out var longRunningWait))`);
+  w.line('{');
+  w.line('    return 1;');
+  w.line('}');
+  w.line(`Client.${FIXED_NAMES.limits}.LongRunningWaitSeconds = longRunningWait;`);
+  w.line(`if (settings[${stringLiteral(env.operationKey)}] is { Length: > 0 } operationKey)`);
+  w.line('{');
+  w.line('    var key = Convert.TryFromBase64String(operationKey, new byte[operationKey.Length], out var length) ? Convert.FromBase64String(operationKey) : [];');
+  w.line('    if (key.Length < 32)');
+  w.line('    {');
+  w.line(`        Console.Error.WriteLine(${stringLiteral(`error: ${env.operationKey} must be at least 32 bytes in base64 (e.g. openssl rand -base64 32)`)});`);
+  w.line('        return 1;');
+  w.line('    }');
+  w.line(`    Client.${FIXED_NAMES.request}.OperationKey = key;`);
+  w.line('}');
 }

@@ -14,7 +14,7 @@ export interface MethodParameter {
   readonly description: string;
   /** The description a tool publishes: without the allowed values its input schema lists as `enum`. */
   readonly schemaDescription: string;
-  readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody } | { readonly kind: 'nextLink' };
+  readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody } | { readonly kind: 'nextLink' } | { readonly kind: 'operation' };
 }
 
 const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie: 'Cookie' } as const;
@@ -81,6 +81,10 @@ function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): Met
   if (op.paging && names.nextLink) {
     const description = `The next page: the \`${op.paging.nextLinkName}\` of a previous answer of this operation, fetched as it is (it must be on the API's origin and this operation's path); the other arguments are not sent then.`;
     list.push({ name: names.nextLink, type: 'string?', optional: true, description, schemaDescription: description, source: { kind: 'nextLink' } });
+  }
+  if (op.longRunning && names.operation) {
+    const description = 'A long-running operation this tool answered was still running: its `operation` token. The operation is watched again until it ends; nothing is sent again.';
+    list.push({ name: names.operation, type: 'string?', optional: true, description, schemaDescription: description, source: { kind: 'operation' } });
   }
   const rank = (p: MethodParameter): number => (p.optional ? 2 : p.source.kind === 'parameter' && p.source.parameter.location === 'path' ? 0 : 1);
   return list.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map(({ p }) => p);

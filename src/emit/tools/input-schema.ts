@@ -95,6 +95,7 @@ const NEXT_LINK: TypeRef = { kind: 'primitive', type: 'string', nullable: false,
 function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchema; defaultValue: unknown } {
   const parameter = p.source.kind === 'parameter' ? p.source.parameter : undefined;
   const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.kind === 'body' ? p.source.body.type : NEXT_LINK;
+  // (A long-running operation's token is a string like a next page's URL.)
   // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
   // same OData arguments ($select, $expand with long enums) again and again.
   const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}${p.source.kind} ${p.source.kind === 'body' ? p.source.body.kind : ''}`;

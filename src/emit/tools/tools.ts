@@ -1,5 +1,5 @@
 import type { ApiModel, HttpMethod, Operation } from '../../model/types.js';
-import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, type NamePlan } from '../../names/plan.js';
+import { CANCELLATION_PARAMETER, FIXED_NAMES, HTTP_CLIENT_PARAMETER, PROGRESS_PARAMETER, type NamePlan } from '../../names/plan.js';
 import { banner } from '../shared/banner.js';
 import { toolDescription } from '../shared/describe.js';
 import { methodParameters } from '../shared/signature.js';
@@ -100,6 +100,7 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   const declared = [
     ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
     ...(confirm ? [`global::ModelContextProtocol.Server.RequestContext<global::ModelContextProtocol.Protocol.CallToolRequestParams> ${CONFIRM_CONTEXT_PARAMETER}${anyOptional ? ' = null!' : ''}`] : []),
+    ...(op.longRunning ? [`IProgress<global::ModelContextProtocol.ProgressNotificationValue>? ${PROGRESS_PARAMETER} = null`] : []),
     `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,
     `CancellationToken ${CANCELLATION_PARAMETER} = default`,
   ];
@@ -108,7 +109,8 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   // A paged operation's answer says where its next page is, and which tool fetches it.
   const nextTool = op.paging ? plan.operations.get(op.paging.nextOperation ?? op.id) : undefined;
   const paging = op.paging && nextTool?.nextLink ? `, ${stringLiteral(op.paging.nextLinkName)}, ${stringLiteral(nextTool.toolName)}, ${stringLiteral(nextTool.nextLink)}` : '';
-  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})${paging}).ConfigureAwait(false)`;
+  const progress = op.longRunning ? `, progress: ${PROGRESS_PARAMETER}` : '';
+  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})${paging}${progress}).ConfigureAwait(false)`;
   // Asked first: nothing is sent unless the user accepted (or confirmation is off).
   w.line(confirm ? `    => ${CONFIRM_CLASS}.Refusal(${CONFIRM_CONTEXT_PARAMETER}) ?? ${call};` : `    => ${call};`);
 }
@@ -118,8 +120,13 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line(`public static int MaxResultLength { get; set; } = ${DEFAULT_MAX_RESULT_LENGTH};`);
   w.line();
   w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer; a paged operation\'s answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.');
-  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null)`);
+  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null, IProgress<global::ModelContextProtocol.ProgressNotificationValue>? progress = null)`);
   w.line(`${FIXED_NAMES.result}<T> result;`);
+  w.open('if (progress is not null)');
+  w.line('// How a long-running operation stands, as MCP progress notifications (when the client asked for them).');
+  w.line('var reports = 0;');
+  w.line(`${FIXED_NAMES.request}.Progress.Value = message => progress.Report(new global::ModelContextProtocol.ProgressNotificationValue { Progress = ++reports, Message = message });`);
+  w.close();
   w.open('try');
   w.line('result = await call().ConfigureAwait(false);');
   w.close();

@@ -41,6 +41,13 @@ public sealed partial class ApiRequest
         var target = new Uri(
             (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (pairs.Any() ? "?" + string.Join("&", pairs) : string.Empty),
             new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
+        if (resumeToken is not null)
+        {
+            // A long-running operation a previous answer said was still running: watched again, nothing sent.
+            return Unsign(resumeToken) is { } resumed && SameOrigin(resumed.Url, httpClient.BaseAddress)
+                ? await FollowAsync(httpClient, resumed, ApiResult<T>.Read(202, default, null, null), cancellationToken).ConfigureAwait(false)
+                : Failure<T>(null, $"{Display} was not sent: the operation token is not one this server gave (tokens of a restarted server, or of another replica without the same OPERATION_KEY, are not)");
+        }
         if (nextLink is not null)
         {
             // The next page, as the previous answer named it: sent only where it is this operation on the API's origin.
@@ -110,7 +117,11 @@ public sealed partial class ApiRequest
                     var errorBody = await ReadErrorBodyAsync(response, token).ConfigureAwait(false);
                     return ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact(ApiErrorMessages.Describe(this, response, errorBody)), ApiSecrets.Redact(errorBody)));
                 }
-                return await ReadSuccessAsync<T>(response, responseKind, token).ConfigureAwait(false);
+                var result = await ReadSuccessAsync<T>(response, responseKind, token).ConfigureAwait(false);
+                // A long-running operation's first answer: watched until it ends, outside this exchange's deadline.
+                return longRunning && WatchOf(response, target, httpClient.BaseAddress, result.Body is JsonElement body ? body : null) is { } watch
+                    ? await FollowAsync(httpClient, watch, result, cancellationToken).ConfigureAwait(false)
+                    : result;
             }
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
