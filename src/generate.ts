@@ -112,6 +112,8 @@ export interface HostProjectOptions {
   readonly upstreamTokenExchange?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
+  /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly credential?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
@@ -137,9 +139,21 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(options.resources === true && { resources: checkResources(options) }),
     ...hostTransport(options),
     ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
+    ...(checkCredential(options) && { azureCredential: true }),
     ...(options.package === true && { package: packageInfo(options) }),
     ...(options.regenerate !== undefined && { regenerate: options.regenerate }),
   }, projectName(options.serverName));
+}
+
+/** Whether `--credential azure` asks for Azure.Identity: for an API with an Azure AD scheme (`settings`, the default: no). */
+function checkCredential(options: HostProjectOptions): boolean {
+  const credential = options.credential ?? 'settings';
+  if (credential !== 'settings' && credential !== 'azure') throw new GeneratorError('usage', `--credential ${JSON.stringify(credential)} is not one of settings, azure`);
+  if (credential === 'settings') return false;
+  if (options.api !== undefined && !options.api.model.securitySchemes.some((scheme) => scheme.kind === 'accessToken' && scheme.azure)) {
+    throw new GeneratorError('usage', '--credential azure: the API declares no Azure AD (login.microsoftonline.com) OAuth2 scheme to get tokens for');
+  }
+  return true;
 }
 
 /** The NuGet package: named as the project, versioned as the API when NuGet can take its version. */
@@ -179,6 +193,8 @@ export interface ProjectOptions extends Selection {
   readonly upstreamTokenExchange?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
+  /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly credential?: string;
   /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
@@ -221,6 +237,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
     ...(options.confirm !== undefined && { confirm: options.confirm }),
+    ...(options.credential !== undefined && { credential: options.credential }),
     package: packaged,
     ...(regenerate !== undefined && { regenerate }),
   });
@@ -283,8 +300,9 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; credential?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
+    ...(options.credential === 'azure' && { azureCredential: true }),
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
     ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }), ...(options.upstreamTokenExchange === true && { tokenExchange: true }) } }),

@@ -171,8 +171,11 @@ export type SecurityScheme =
   | { readonly kind: 'bearer'; readonly name: string }
   | { readonly kind: 'basic'; readonly name: string }
   | { readonly kind: 'oauth2ClientCredentials'; readonly name: string; readonly tokenUrl: string; readonly scopes: readonly string[] }
-  /** Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. */
-  | { readonly kind: 'accessToken'; readonly name: string };
+  /**
+   * Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. `azure`: the flows are
+   * Azure AD's (login.microsoftonline.com), whose tokens Azure.Identity can get (`--credential azure`).
+   */
+  | { readonly kind: 'accessToken'; readonly name: string; readonly azure?: boolean };
 
 /** `x-mcp` on an operation or its path item: how the spec's author wants the tool. */
 export interface McpExtension {

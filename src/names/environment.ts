@@ -78,6 +78,8 @@ export function environmentVariables(serverName: string) {
     scriptShortSeconds: `${prefix}_SCRIPT_SHORT_SECONDS`,
     /** Long-running operations: how long a call watches one; the key that signs the tokens of those still running. */
     longRunningWait: `${prefix}_LRO_WAIT_SECONDS`,
+    /** `--credential azure`: the scope of the Azure AD tokens (default: the API's origin + `/.default`). */
+    azureScope: `${prefix}_AZURE_SCOPE`,
     operationKey: `${prefix}_OPERATION_KEY`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,

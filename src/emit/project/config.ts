@@ -21,7 +21,7 @@ export const HTTP_DEFAULT_URL = 'http://localhost:5000';
  * Placeholders for every setting the server cannot start or call without, so that a user sees what to fill in:
  * the base URL when the spec names no absolute one, and every credential variable.
  */
-export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): Record<string, string> {
+export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>, location?: Pick<ServerLocation, 'azureCredential'>): Record<string, string> {
   const env: Record<string, string> = {};
   if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = '<base-url-of-the-api>';
   // The parameters each call needs that the client sets once, unless the document gives their value (api-version).
@@ -29,6 +29,8 @@ export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 's
     if (!client.client.fixed) env[clientParameterVariable(serverName, client.setting)] = `<${client.setting.toLowerCase().replace(/_/g, '-')}>`;
   }
   for (const scheme of model.securitySchemes) {
+    // DefaultAzureCredential signs in as its own environment says: nothing to fill in.
+    if (location?.azureCredential && scheme.kind === 'accessToken' && scheme.azure) continue;
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) env[name] = `<${name.toLowerCase().replace(/_/g, '-')}>`;
   }
@@ -53,6 +55,8 @@ export interface ServerLocation {
   readonly framework: string;
   /** A packed server: its package, which `dnx` launches take from a NuGet feed. */
   readonly package?: { readonly id: string; readonly version: string };
+  /** `--credential azure`: the Azure AD schemes' tokens come from DefaultAzureCredential, not from settings. */
+  readonly azureCredential?: boolean;
   /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
   readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean; readonly tokenExchange?: boolean };
 }
@@ -71,7 +75,7 @@ function entry(serverName: string, location: ServerLocation, model: Pick<ApiMode
     const header = location.http.forwardAuth;
     return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
   }
-  const env = settingPlaceholders(serverName, model);
+  const env = settingPlaceholders(serverName, model, location);
   return { ...launchCommand(location), ...(Object.keys(env).length > 0 && { env }) };
 }
 
@@ -171,7 +175,13 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
-    for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}`]);
+    const azure = scheme.kind === 'accessToken' && scheme.azure === true;
+    if (azure && location?.azureCredential) {
+      for (const name of requiredVariables(variables)) rows.push([name, '(none)', `a token for ${scheme.name} obtained elsewhere; when not set, DefaultAzureCredential signs in (environment variables AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_CLIENT_SECRET; workload identity; managed identity; \`az login\`…), and its tokens are cached until five minutes before they expire`]);
+      rows.push([env.azureScope, 'the base URL\'s origin + `/.default`', 'the scope DefaultAzureCredential asks for (`https://management.azure.com/.default`, `https://graph.microsoft.com/.default`)']);
+      continue;
+    }
+    for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}${azure ? '; or generate the project with `--credential azure` to sign in with Azure.Identity\'s DefaultAzureCredential (az login, managed identity…) instead' : ''}`]);
     if (variables.scopes) rows.push([variables.scopes, '(none)', `space-separated scopes to ask for with ${scheme.name}`]);
     if (variables.tokenUrl && scheme.kind === 'oauth2ClientCredentials') rows.push([variables.tokenUrl, `\`${scheme.tokenUrl}\``, `the token URL of ${scheme.name}`]);
     if (variables.accessToken) rows.push([variables.accessToken, '(none)', `an access token for ${scheme.name} obtained elsewhere: when set, it is sent as it is and no token is asked for`]);

@@ -29,6 +29,8 @@ export interface HostOptions {
   readonly securitySchemes: readonly SecurityScheme[];
   /** Parameters the client sets once (`api-version`, an ARM `subscriptionId`), which the host reads from its settings. */
   readonly clientParameters?: readonly ClientParameterNames[];
+  /** `--credential azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly azureCredential?: boolean;
   /** The API has long-running operations (`x-ms-long-running-operation`): the host reads how long a call watches one. */
   readonly longRunning?: boolean;
   readonly mode: ToolMode;

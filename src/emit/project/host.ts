@@ -23,6 +23,9 @@ export const PACKAGES = [
   { id: 'ModelContextProtocol', version: '2.4.0' },
 ] as const;
 
+/** `--credential azure`: Azure.Identity, whose DefaultAzureCredential gets Azure AD tokens. */
+export const AZURE_PACKAGES = [{ id: 'Azure.Identity', version: '1.21.0' }] as const;
+
 /** The HTTP host's: ASP.NET Core (hosting and HttpClient factory included) and the SDK's Streamable HTTP transport. */
 export const HTTP_PACKAGES = [
   { id: 'Microsoft.Extensions.Http.Resilience', version: '10.11.0' },
@@ -81,7 +84,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(isHybrid(options) ? HYBRID_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(isHybrid(options) ? HYBRID_PACKAGES : []), ...(options.azureCredential ? AZURE_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',

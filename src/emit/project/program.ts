@@ -87,7 +87,15 @@ export function emitProgram(options: HostOptions): string {
     w.line('// The request being served, for who its caller is (the credentials and limits of a call follow its caller).');
     w.line('builder.Services.AddHttpContextAccessor();');
   }
-  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
+  const azure = options.azureCredential === true;
+  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme, azure));
+  if (azure) {
+    w.line();
+    w.line('// Azure AD tokens from DefaultAzureCredential (environment, workload identity, managed identity, Azure CLI, …), for the');
+    w.line(`// API's origin (${env.azureScope} says another scope), cached by the credentials until five minutes before they expire.`);
+    w.line('var azureCredential = new Azure.Identity.DefaultAzureCredential();');
+    w.line(`var azureScope = settings[${stringLiteral(env.azureScope)}] is { Length: > 0 } scope ? scope : baseAddress.GetLeftPart(UriPartial.Authority) + "/.default";`);
+  }
   if (credentials.length > 0) {
     w.line();
     w.line('// Credentials: each request carries those its operation requires; none are ever logged or returned.');
@@ -267,12 +275,14 @@ function userAgent(options: HostOptions): string {
 const CREDENTIAL_KINDS = { header: 'ApiKeyHeader', query: 'ApiKeyQuery', cookie: 'ApiKeyCookie' } as const;
 
 /** `new Client.ApiCredential { ... }` for one scheme, its values read from configuration. */
-function credentialInitializer(serverName: string, scheme: SecurityScheme): string {
+function credentialInitializer(serverName: string, scheme: SecurityScheme, azure: boolean): string {
   const variables = credentialVariables(serverName, scheme);
   const read = (name: string | undefined): string => `settings[${stringLiteral(name ?? '')}]`;
+  const fromAzure = azure && scheme.kind === 'accessToken' && scheme.azure === true;
   const kind = scheme.kind === 'apiKey' ? CREDENTIAL_KINDS[scheme.in]
     : scheme.kind === 'basic' ? 'Basic'
     : scheme.kind === 'oauth2ClientCredentials' ? 'OAuth2ClientCredentials'
+    : fromAzure ? 'Token'
     : 'Bearer';
   const fields = [`Scheme = ${stringLiteral(scheme.name)}`, `Kind = Client.${FIXED_NAMES.credentialKind}.${kind}`];
   if (scheme.kind === 'apiKey') fields.push(`ParameterName = ${stringLiteral(scheme.parameter)}`);
@@ -285,7 +295,8 @@ function credentialInitializer(serverName: string, scheme: SecurityScheme): stri
       `Scopes = ${read(variables.scopes)}`, `Value = ${read(variables.accessToken)}`,
     );
   }
-  const settings = requiredVariables(variables).join(' and ');
+  if (fromAzure) fields.push('TokenSource = async cancellationToken => await azureCredential.GetTokenAsync(new Azure.Core.TokenRequestContext([azureScope]), cancellationToken).ConfigureAwait(false) is var token ? (token.Token, token.ExpiresOn) : default');
+  const settings = fromAzure ? `${requiredVariables(variables).join(' and ')}, or sign in as DefaultAzureCredential reads it (az login, AZURE_CLIENT_ID…)` : requiredVariables(variables).join(' and ');
   fields.push(`Settings = ${stringLiteral(variables.accessToken ? `${settings} (or ${variables.accessToken})` : settings)}`);
   return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
 }

@@ -30,6 +30,11 @@ public enum ApiCredentialKind
     Basic,
     /// <summary>OAuth2 client credentials: a token fetched from the token URL, cached and refreshed.</summary>
     OAuth2ClientCredentials,
+    /// <summary>
+    /// <c>Authorization: Bearer</c> with a token the host obtains (<see cref="ApiCredential.TokenSource"/>: Azure.Identity's
+    /// DefaultAzureCredential, say), cached until a few minutes before it expires; a configured token wins.
+    /// </summary>
+    Token,
 }
 
 /// <summary>One security scheme of the API and the credential configured for it.</summary>
@@ -60,6 +65,9 @@ public sealed class ApiCredential
     /// <summary>Space-separated OAuth2 scopes to ask for, if any.</summary>
     public string? Scopes { get; init; }
 
+    /// <summary>For <see cref="ApiCredentialKind.Token"/>: where tokens come from, and when each expires.</summary>
+    public Func<CancellationToken, ValueTask<(string Token, DateTimeOffset ExpiresOn)>>? TokenSource { get; init; }
+
     /// <summary>The settings that hold this credential, for messages (never their values).</summary>
     public required string Settings { get; init; }
 
@@ -68,6 +76,7 @@ public sealed class ApiCredential
     {
         ApiCredentialKind.Basic => !string.IsNullOrEmpty(Username) && Password is not null,
         ApiCredentialKind.OAuth2ClientCredentials => !string.IsNullOrEmpty(Value) || (!string.IsNullOrEmpty(ClientId) && !string.IsNullOrEmpty(ClientSecret) && !string.IsNullOrEmpty(TokenUrl)),
+        ApiCredentialKind.Token => !string.IsNullOrEmpty(Value) || TokenSource is not null,
         _ => !string.IsNullOrEmpty(Value),
     };
 }
@@ -127,7 +136,7 @@ public sealed class ApiCredentials
                 ?? throw new ApiCredentialsException(owner.Describe(alternatives));
             await owner.ApplyAsync(request, chosen, refresh: false, cancellationToken).ConfigureAwait(false);
             var response = await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
-            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind == ApiCredentialKind.OAuth2ClientCredentials && string.IsNullOrEmpty(c.Value)))
+            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind is ApiCredentialKind.OAuth2ClientCredentials or ApiCredentialKind.Token && string.IsNullOrEmpty(c.Value)))
             {
                 return response;
             }
@@ -211,7 +220,7 @@ public sealed class ApiCredentials
     {
         foreach (var credential in credentials)
         {
-            if (refresh && credential.Kind != ApiCredentialKind.OAuth2ClientCredentials)
+            if (refresh && credential.Kind is not (ApiCredentialKind.OAuth2ClientCredentials or ApiCredentialKind.Token))
             {
                 continue; // a retried request already carries the other credentials
             }
@@ -243,7 +252,47 @@ public sealed class ApiCredentials
                     var token = string.IsNullOrEmpty(credential.Value) ? await TokenAsync(credential, request.RequestUri, refresh, cancellationToken).ConfigureAwait(false) : credential.Value;
                     request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
                     break;
+                case ApiCredentialKind.Token:
+                    var sourced = string.IsNullOrEmpty(credential.Value) ? await SourcedTokenAsync(credential, refresh, cancellationToken).ConfigureAwait(false) : credential.Value;
+                    request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", sourced);
+                    break;
             }
+        }
+    }
+
+    /// <summary>How long before it expires a token from a token source is fetched again (as Azure's SDKs refresh theirs).</summary>
+    private static readonly TimeSpan SourcedRefreshMargin = TimeSpan.FromMinutes(5);
+
+    /// <summary>A token from the credential's token source, cached until it nears its end or was refused.</summary>
+    private async Task<string> SourcedTokenAsync(ApiCredential credential, bool refresh, CancellationToken cancellationToken)
+    {
+        if (!refresh && tokens.TryGetValue(credential.Scheme, out var cached) && cached.Expires - SourcedRefreshMargin > DateTimeOffset.UtcNow)
+        {
+            return cached.Token;
+        }
+        await tokenLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            if (!refresh && tokens.TryGetValue(credential.Scheme, out cached) && cached.Expires - SourcedRefreshMargin > DateTimeOffset.UtcNow)
+            {
+                return cached.Token;
+            }
+            (string Token, DateTimeOffset ExpiresOn) fresh;
+            try
+            {
+                fresh = await credential.TokenSource!(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+            {
+                throw new ApiCredentialsException($"no token for '{credential.Scheme}': {ApiErrorMessages.Reason(exception)} (set {credential.Settings})");
+            }
+            ApiSecrets.Add(fresh.Token);
+            tokens[credential.Scheme] = (fresh.Token, fresh.ExpiresOn);
+            return fresh.Token;
+        }
+        finally
+        {
+            tokenLock.Release();
         }
     }
 
