@@ -264,30 +264,36 @@ public sealed class ApiCredentials
     private static readonly TimeSpan SourcedRefreshMargin = TimeSpan.FromMinutes(5);
 
     /// <summary>A token from the credential's token source, cached until it nears its end or was refused.</summary>
-    private async Task<string> SourcedTokenAsync(ApiCredential credential, bool refresh, CancellationToken cancellationToken)
+    private Task<string> SourcedTokenAsync(ApiCredential credential, bool refresh, CancellationToken cancellationToken) =>
+        CachedTokenAsync(credential.Scheme, SourcedRefreshMargin, refresh, async () =>
+        {
+            try
+            {
+                return await credential.TokenSource!(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+            {
+                throw new ApiCredentialsException($"no token for '{credential.Scheme}': {ApiErrorMessages.Reason(exception)} (set {credential.Settings})");
+            }
+        }, cancellationToken);
+
+    /// <summary>The scheme's cached token, else (or when it was refused) a new one from <paramref name="fetch"/>, one fetch at a time.</summary>
+    private async Task<string> CachedTokenAsync(string scheme, TimeSpan margin, bool refresh, Func<Task<(string Token, DateTimeOffset Expires)>> fetch, CancellationToken cancellationToken)
     {
-        if (!refresh && tokens.TryGetValue(credential.Scheme, out var cached) && cached.Expires - SourcedRefreshMargin > DateTimeOffset.UtcNow)
+        if (!refresh && tokens.TryGetValue(scheme, out var cached) && cached.Expires - margin > DateTimeOffset.UtcNow)
         {
             return cached.Token;
         }
         await tokenLock.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            if (!refresh && tokens.TryGetValue(credential.Scheme, out cached) && cached.Expires - SourcedRefreshMargin > DateTimeOffset.UtcNow)
+            if (!refresh && tokens.TryGetValue(scheme, out cached) && cached.Expires - margin > DateTimeOffset.UtcNow)
             {
                 return cached.Token;
             }
-            (string Token, DateTimeOffset ExpiresOn) fresh;
-            try
-            {
-                fresh = await credential.TokenSource!(cancellationToken).ConfigureAwait(false);
-            }
-            catch (Exception exception) when (exception is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
-            {
-                throw new ApiCredentialsException($"no token for '{credential.Scheme}': {ApiErrorMessages.Reason(exception)} (set {credential.Settings})");
-            }
+            var fresh = await fetch().ConfigureAwait(false);
             ApiSecrets.Add(fresh.Token);
-            tokens[credential.Scheme] = (fresh.Token, fresh.ExpiresOn);
+            tokens[scheme] = fresh;
             return fresh.Token;
         }
         finally
@@ -296,46 +302,41 @@ public sealed class ApiCredentials
         }
     }
 
-    /// <summary>A cached token, fetched again when it is within a minute of expiring or was refused.</summary>
-    private async Task<string> TokenAsync(ApiCredential credential, Uri? requestUri, bool refresh, CancellationToken cancellationToken)
+    /// <summary>A cached OAuth2 client-credentials token, fetched again when it is within a minute of expiring or was refused.</summary>
+    private Task<string> TokenAsync(ApiCredential credential, Uri? requestUri, bool refresh, CancellationToken cancellationToken) =>
+        CachedTokenAsync(credential.Scheme, RefreshMargin, refresh, () => FetchTokenAsync(credential, requestUri, cancellationToken), cancellationToken);
+
+    /// <summary>A new token from the credential's token URL (client credentials grant).</summary>
+    private async Task<(string Token, DateTimeOffset Expires)> FetchTokenAsync(ApiCredential credential, Uri? requestUri, CancellationToken cancellationToken)
     {
-        if (!refresh && tokens.TryGetValue(credential.Scheme, out var cached) && cached.Expires - RefreshMargin > DateTimeOffset.UtcNow)
+        var tokenUrl = requestUri is not null && Uri.TryCreate(requestUri, credential.TokenUrl, out var resolved) ? resolved : new Uri(credential.TokenUrl!);
+        var form = new List<KeyValuePair<string, string>> { new("grant_type", "client_credentials") };
+        if (!string.IsNullOrWhiteSpace(credential.Scopes))
         {
-            return cached.Token;
+            form.Add(new("scope", credential.Scopes));
         }
-        await tokenLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        using var message = new HttpRequestMessage(HttpMethod.Post, tokenUrl) { Content = new FormUrlEncodedContent(form) };
+        var clientPair = Encoding.UTF8.GetBytes($"{Uri.EscapeDataString(credential.ClientId!)}:{Uri.EscapeDataString(credential.ClientSecret!)}");
+        ApiSecrets.Add(Convert.ToBase64String(clientPair));
+        message.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(clientPair));
+        HttpResponseMessage response;
         try
         {
-            if (!refresh && tokens.TryGetValue(credential.Scheme, out cached) && cached.Expires - RefreshMargin > DateTimeOffset.UtcNow)
+            response = await tokenClient.SendAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (HttpRequestException exception)
+        {
+            throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} could not be reached ({exception.HttpRequestError})");
+        }
+        using (response)
+        {
+            if (!response.IsSuccessStatusCode)
             {
-                return cached.Token;
+                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} answered HTTP {(int)response.StatusCode}; check {credential.Settings}");
             }
-            var tokenUrl = requestUri is not null && Uri.TryCreate(requestUri, credential.TokenUrl, out var resolved) ? resolved : new Uri(credential.TokenUrl!);
-            var form = new List<KeyValuePair<string, string>> { new("grant_type", "client_credentials") };
-            if (!string.IsNullOrWhiteSpace(credential.Scopes))
-            {
-                form.Add(new("scope", credential.Scopes));
-            }
-            using var message = new HttpRequestMessage(HttpMethod.Post, tokenUrl) { Content = new FormUrlEncodedContent(form) };
-            var clientPair = Encoding.UTF8.GetBytes($"{Uri.EscapeDataString(credential.ClientId!)}:{Uri.EscapeDataString(credential.ClientSecret!)}");
-            ApiSecrets.Add(Convert.ToBase64String(clientPair));
-            message.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(clientPair));
-            HttpResponseMessage response;
+            var (body, _) = await ApiRequest.ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
             try
             {
-                response = await tokenClient.SendAsync(message, cancellationToken).ConfigureAwait(false);
-            }
-            catch (HttpRequestException exception)
-            {
-                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} could not be reached ({exception.HttpRequestError})");
-            }
-            using (response)
-            {
-                if (!response.IsSuccessStatusCode)
-                {
-                    throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} answered HTTP {(int)response.StatusCode}; check {credential.Settings}");
-                }
-                var (body, _) = await ApiRequest.ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
                 using var document = JsonDocument.Parse(body);
                 var root = document.RootElement;
                 if (!root.TryGetProperty("access_token", out var accessToken) || accessToken.GetString() is not { Length: > 0 } token)
@@ -343,18 +344,12 @@ public sealed class ApiCredentials
                     throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the answer of {tokenUrl} has no access_token");
                 }
                 var seconds = root.TryGetProperty("expires_in", out var expiresIn) && expiresIn.TryGetInt32(out var value) ? value : 3600;
-                ApiSecrets.Add(token);
-                tokens[credential.Scheme] = (token, DateTimeOffset.UtcNow.AddSeconds(seconds));
-                return token;
+                return (token, DateTimeOffset.UtcNow.AddSeconds(seconds));
             }
-        }
-        catch (JsonException)
-        {
-            throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the token endpoint did not answer JSON");
-        }
-        finally
-        {
-            tokenLock.Release();
+            catch (JsonException)
+            {
+                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the token endpoint did not answer JSON");
+            }
         }
     }
 
