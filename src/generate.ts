@@ -7,7 +7,7 @@ import { planClientParameters, planNames, type NamePlan } from './names/plan.js'
 import { identifier, isValidNamespace, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client/client.js';
 import type { GeneratedFile } from './emit/shared/file.js';
-import { emitTools } from './emit/tools/tools.js';
+import { emitTools, INPUT_SCHEMAS_FILE } from './emit/tools/tools.js';
 import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
 import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
@@ -85,7 +85,8 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
   if (options.resources) beside.push(emitResources(api.model, planResources(plan, selected, options.resources.serverName), options.namespace));
-  const content = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  const { content, inputSchemas } = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  if (inputSchemas !== undefined) beside.push({ path: INPUT_SCHEMAS_FILE, content: inputSchemas });
   return { content, operations: selected, skipped, beside };
 }
 

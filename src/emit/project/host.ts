@@ -13,6 +13,7 @@ import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
 import { emitConfirm } from '../tools/confirm.js';
 import { emitResourceSupport } from '../resources/resources.js';
+import { INPUT_SCHEMAS_FILE } from '../tools/tools.js';
 import { emitHybrid, HYBRID_PACKAGES, hybridProjectLines, isHybrid } from '../discovery/hybrid.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
@@ -89,6 +90,7 @@ function emitProject(options: HostOptions, projectName: string): string {
     '',
     '  <ItemGroup>',
     '    <None Update="appsettings.json" CopyToOutputDirectory="PreserveNewest" />',
+    `    <EmbeddedResource Include="${INPUT_SCHEMAS_FILE}" LogicalName="${INPUT_SCHEMAS_FILE}" Condition="Exists('${INPUT_SCHEMAS_FILE}')" />`,
     ...(options.mode !== 'operations' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
     ...(options.mode === 'code' ? [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`] : []),
     '  </ItemGroup>',
