@@ -17,6 +17,8 @@ export const transport = (options: { transport?: string; forwardAuth?: string; a
   ...(options.auth !== undefined && { auth: options.auth }),
 });
 export const STRUCTURED = 'tools with a JSON answer also publish its outputSchema and return structuredContent beside the JSON text (MCP 2025-06-18 and later)';
+export const CREDENTIAL = 'where the server gets the API\'s credentials: "settings" (the values its settings give, the default) or "azure" (for the document\'s Azure AD schemes, Azure.Identity\'s DefaultAzureCredential: environment, workload identity, managed identity, Azure CLI…, with the scope of the API\'s origin)';
+export const credential = (options: { credential?: string }): { credential?: string } => (options.credential === undefined ? {} : { credential: options.credential });
 export const CONFIRM = '"destructive": a destructive tool (DELETE, or what x-mcp confirm marks) asks the user through MCP elicitation before its request is sent, and sends nothing unless the user accepts; the server\'s CONFIRM setting "off" turns it off for trusted automation';
 export const SEARCH = 'with --mode discovery or code: "lexical" (the default) ranks by the words of the request, "hybrid" fuses that ranking with a sentence model\'s (all-MiniLM-L6-v2, shipped as a NuGet package; the build computes the operations\' vectors), which finds more requests phrased in other words than the API\'s';
 /** The `--search` option, when given. */

@@ -3,11 +3,11 @@ import { GeneratorError, type Diagnostic } from './errors.js';
 import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js';
 import { buildModel } from './model/build.js';
 import type { ApiModel, Operation } from './model/types.js';
-import { planNames, type NamePlan } from './names/plan.js';
+import { planClientParameters, planNames, type NamePlan } from './names/plan.js';
 import { identifier, isValidNamespace, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client/client.js';
 import type { GeneratedFile } from './emit/shared/file.js';
-import { emitTools } from './emit/tools/tools.js';
+import { emitTools, INPUT_SCHEMAS_FILE } from './emit/tools/tools.js';
 import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
 import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
@@ -85,7 +85,8 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
   if (options.resources) beside.push(emitResources(api.model, planResources(plan, selected, options.resources.serverName), options.namespace));
-  const content = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  const { content, inputSchemas } = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  if (inputSchemas !== undefined) beside.push({ path: INPUT_SCHEMAS_FILE, content: inputSchemas });
   return { content, operations: selected, skipped, beside };
 }
 
@@ -112,6 +113,8 @@ export interface HostProjectOptions {
   readonly upstreamTokenExchange?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
+  /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly credential?: string;
   /** stdio only: pack as a NuGet MCP server (needs `api` for its description and settings). */
   readonly package?: boolean;
   /** The build regenerates `outputs` (the client and tools) from the spec and overlays (relative to the project). */
@@ -130,14 +133,28 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
+    clientParameters: [...planClientParameters(options.api?.model.operations ?? []).values()],
+    ...(options.api?.model.operations.some((op) => op.longRunning) && { longRunning: true }),
     mode: checkMode(options.mode),
     ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' as const }),
     ...(options.resources === true && { resources: checkResources(options) }),
     ...hostTransport(options),
     ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
+    ...(checkCredential(options) && { azureCredential: true }),
     ...(options.package === true && { package: packageInfo(options) }),
     ...(options.regenerate !== undefined && { regenerate: options.regenerate }),
   }, projectName(options.serverName));
+}
+
+/** Whether `--credential azure` asks for Azure.Identity: for an API with an Azure AD scheme (`settings`, the default: no). */
+function checkCredential(options: HostProjectOptions): boolean {
+  const credential = options.credential ?? 'settings';
+  if (credential !== 'settings' && credential !== 'azure') throw new GeneratorError('usage', `--credential ${JSON.stringify(credential)} is not one of settings, azure`);
+  if (credential === 'settings') return false;
+  if (options.api !== undefined && !options.api.model.securitySchemes.some((scheme) => scheme.kind === 'accessToken' && scheme.azure)) {
+    throw new GeneratorError('usage', '--credential azure: the API declares no Azure AD (login.microsoftonline.com) OAuth2 scheme to get tokens for');
+  }
+  return true;
 }
 
 /** The NuGet package: named as the project, versioned as the API when NuGet can take its version. */
@@ -177,6 +194,8 @@ export interface ProjectOptions extends Selection {
   readonly upstreamTokenExchange?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
+  /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly credential?: string;
   /** Pack as a NuGet MCP server; implied by `launch: 'dnx'`. */
   readonly package?: boolean;
   /** Record the spec and options, and regenerate on build when the spec changes (default true; a URL spec is recorded but not watched). */
@@ -219,6 +238,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
     ...(options.confirm !== undefined && { confirm: options.confirm }),
+    ...(options.credential !== undefined && { credential: options.credential }),
     package: packaged,
     ...(regenerate !== undefined && { regenerate }),
   });
@@ -281,8 +301,9 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; credential?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
+    ...(options.credential === 'azure' && { azureCredential: true }),
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
     ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }), ...(options.upstreamTokenExchange === true && { tokenExchange: true }) } }),

@@ -221,3 +221,37 @@ test('the server icon: info.x-logo when it is an https URL or a data URI of an i
   }
   assert.deepEqual(await iconOf('not an object'), { icon: undefined, warnings: [] });
 });
+
+test('api-version is the document\'s where it says one: its default or only value, a dated info.version, its examples; else the model gives it', async () => {
+  const versionOf = async (info: string, parameter: Record<string, unknown>): Promise<unknown> => {
+    const api = await spec({ info: { title: 'T', version: info }, paths: { '/things': { get: { parameters: [{ name: 'api-version', in: 'query', required: true, ...parameter }], responses: { 200: { description: 'ok' } } } } } });
+    return api.model.operations[0]?.parameters[0]?.client;
+  };
+  assert.deepEqual(await versionOf('1.0.0', { schema: { type: 'string', default: '2023-01-01' } }), { value: '2023-01-01', fixed: true });
+  assert.deepEqual(await versionOf('1.0.0', { schema: { type: 'string', enum: ['7.1'] } }), { value: '7.1', fixed: true });
+  assert.deepEqual(await versionOf('2024-05-01-preview', { schema: { type: 'string' } }), { value: '2024-05-01-preview', fixed: true });
+  assert.deepEqual(await versionOf('1.0.0', { schema: { type: 'string' }, examples: { a: { value: '2019-02-01' }, b: { value: '2019-02-01' }, c: { value: '2018-01-01' } } }), { value: '2019-02-01', fixed: true });
+  // A semantic info.version says the document's version, not the API's: the model still gives this one.
+  assert.equal(await versionOf('1.0.0', { schema: { type: 'string' } }), undefined);
+  assert.deepEqual(await versionOf('1.0', { schema: { type: 'string' }, 'x-ms-parameter-location': 'client' }), { value: '1.0', fixed: true });
+});
+
+test('client parameters, pages and long-running operations from the x-ms extensions; an ARM subscriptionId is the client\'s by its name', async () => {
+  const subscription = { name: 'subscriptionId', in: 'path', required: true, schema: { type: 'string' }, 'x-ms-parameter-location': 'method' };
+  const api = await spec({
+    paths: {
+      '/subscriptions/{subscriptionId}/things': {
+        get: { operationId: 'Things_List', parameters: [subscription, { name: 'endpoint', in: 'header', schema: { type: 'string' }, 'x-ms-parameter-location': 'client' }], 'x-ms-pageable': { nextLinkName: 'nextLink', operationName: 'Things_ListNext' }, responses: { 200: { description: 'ok' } } },
+        put: { operationId: 'Things_Create', parameters: [subscription], 'x-ms-long-running-operation': true, 'x-ms-long-running-operation-options': { 'final-state-via': 'Azure-Async-Operation' }, responses: { 201: { description: 'ok' } } },
+      },
+      '/subscriptions/{subscriptionId}/things/next': { get: { operationId: 'Things_ListNext', parameters: [subscription], 'x-ms-pageable': { nextLinkName: null }, responses: { 200: { description: 'ok' } } } },
+    },
+  });
+  const [list, create, next] = api.model.operations;
+  assert.deepEqual(list?.parameters.map((p) => [p.name, p.client]), [['subscriptionId', { fixed: false }], ['endpoint', { fixed: false }]]);
+  assert.deepEqual(list?.paging, { nextLinkName: 'nextLink', nextOperation: next?.id });
+  assert.deepEqual(create?.longRunning, { finalStateVia: 'azure-async-operation' });
+  assert.equal(next?.paging, undefined);
+  const plan = planNames(api.model);
+  assert.deepEqual([...plan.clientParameters.values()].map((p) => [p.property, p.setting]), [['SubscriptionId', 'SUBSCRIPTION_ID'], ['Endpoint', 'ENDPOINT']]);
+});

@@ -8,7 +8,7 @@ import { referencedSchemas } from './reach.js';
 import { operationParameters, type ParameterContext } from './parameters.js';
 import { requestBody, successResponse } from './media.js';
 import { splitPathTemplate } from './paths.js';
-import { HTTP_METHODS, type ApiModel, type HttpMethod, type Operation, type McpExtension, type SecurityScheme } from './types.js';
+import { HTTP_METHODS, type ApiModel, type HttpMethod, type Operation, type McpExtension, type Paging, type SecurityScheme } from './types.js';
 import { iconOf } from './icon.js';
 
 /** Builds the intermediate model. Operations the spec breaks are skipped with a warning. */
@@ -17,8 +17,11 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const refs = new RefResolver(spec.root, display);
   const schemas = new SchemaTypes(refs);
   const warnings: Diagnostic[] = [];
-  const context: ParameterContext = { refs, schemas, shared: new Map(), display, warnings };
   const root = spec.root;
+  const info = isObject(root.info) ? root.info : {};
+  const documentVersion = typeof info.version === 'string' && info.version.trim() !== '' ? info.version.trim() : undefined;
+  const arm = isObject(root.paths) && Object.keys(root.paths).some((path) => path.startsWith('/subscriptions/{subscriptionId}'));
+  const context: ParameterContext = { refs, schemas, shared: new Map(), display, warnings, arm, ...(documentVersion !== undefined && { documentVersion }) };
 
   // Component types first, in document order (they name themselves; inline types are named after them).
   const components = isObject(root.components) && isObject(root.components.schemas) ? root.components.schemas : {};
@@ -64,6 +67,15 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
     }
   }
 
+  // `x-ms-pageable`'s operationName: the operation that fetches the next pages, where the document has it.
+  const byOperationId = new Map(operations.filter((op) => op.operationId !== undefined).map((op) => [op.operationId, op.id]));
+  operations.forEach((op, index) => {
+    const next = op.paging?.nextOperation;
+    if (next === undefined) return;
+    const found = byOperationId.get(next);
+    operations[index] = { ...op, paging: { nextLinkName: op.paging!.nextLinkName, ...(found !== undefined && found !== op.id && { nextOperation: found }) } };
+  });
+
   const chosen = new Set<string>();
   operations.forEach((op, index) => {
     const name = op.mcp?.name;
@@ -75,7 +87,6 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
     chosen.add(name);
   });
 
-  const info = isObject(root.info) ? root.info : {};
   const firstUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
   // Only an absolute http(s) URL can be the API's base: a relative one would be read as a file path.
   const serverUrl = firstUrl !== undefined && /^https?:\/\/[^/?#]/i.test(firstUrl) ? firstUrl : undefined;
@@ -133,7 +144,23 @@ function buildOperation(
     ...(security !== undefined && security.length > 0 && { security }),
     ...(scopes !== undefined && { scopes }),
     ...(mcp !== undefined && { mcp }),
+    ...pagingOf(node['x-ms-pageable']),
+    ...longRunningOf(node),
   };
+}
+
+/** `x-ms-long-running-operation: true`, with `x-ms-long-running-operation-options.final-state-via`. */
+function longRunningOf(node: Record<string, unknown>): { longRunning?: { finalStateVia?: string } } {
+  if (node['x-ms-long-running-operation'] !== true) return {};
+  const options = node['x-ms-long-running-operation-options'];
+  const via = isObject(options) && typeof options['final-state-via'] === 'string' ? options['final-state-via'].toLowerCase() : undefined;
+  return { longRunning: via !== undefined ? { finalStateVia: via } : {} };
+}
+
+/** `x-ms-pageable: {nextLinkName, operationName}`; `nextLinkName: null` is a list in one page. (operationName is resolved later.) */
+function pagingOf(node: unknown): { paging?: Paging } {
+  if (!isObject(node) || typeof node.nextLinkName !== 'string' || node.nextLinkName.trim() === '') return {};
+  return { paging: { nextLinkName: node.nextLinkName, ...(typeof node.operationName === 'string' && { nextOperation: node.operationName }) } };
 }
 
 /** `x-mcp: false`, or `x-mcp: { name, description, exclude, confirm, resource }`. */

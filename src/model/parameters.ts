@@ -3,7 +3,7 @@ import type { RefResolver } from '../load/refs.js';
 import { SchemaTypes } from './schemas.js';
 import { isObject, text } from './schema-nodes.js';
 import { templateParameters } from './paths.js';
-import type { Parameter, ParameterContent, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
+import type { ClientParameter, Parameter, ParameterContent, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
 const STRING: TypeRef = { kind: 'primitive', type: 'string', nullable: false };
@@ -22,6 +22,10 @@ export interface ParameterContext {
   readonly shared: Map<string, Parameter>;
   readonly display: string;
   readonly warnings: Diagnostic[];
+  /** `info.version`. */
+  readonly documentVersion?: string;
+  /** An Azure Resource Manager document (paths under `/subscriptions/{subscriptionId}`). */
+  readonly arm: boolean;
 }
 
 /**
@@ -116,7 +120,42 @@ function buildParameter(
     explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
     allowEmpty: location === 'query' && node.allowEmptyValue === true,
     ...(content !== undefined && { content }),
+    ...clientParameter(context, node, name, location, schema),
   };
+}
+
+/**
+ * Whether the client sets this parameter once: `api-version` when the document says which version it describes (its
+ * default or only value, else `info.version` when that reads as one, else the value its examples give most), a
+ * parameter marked `x-ms-parameter-location: client`, and an ARM document's `subscriptionId` (the mark is often lost
+ * where a converter inlined the shared parameters, and some documents mark it `method`).
+ */
+function clientParameter(context: ParameterContext, node: Record<string, unknown>, name: string, location: ParameterLocation, schema: unknown): { client?: ClientParameter } {
+  if (name.toLowerCase() === 'api-version' && (location === 'query' || location === 'header')) {
+    const value = documentValue(context, node, schema);
+    return value === undefined ? {} : { client: { value, fixed: true } };
+  }
+  if (node['x-ms-parameter-location'] === 'client' || (context.arm && location === 'path' && name === 'subscriptionId')) return { client: { fixed: false } };
+  return {};
+}
+
+/** An API version as Azure dates them: `2024-05-01`, `2017-12-01-preview`. */
+const DATED_VERSION = /^\d{4}-\d{2}-\d{2}(?:-[A-Za-z0-9.]+)?$/;
+
+/** The version a document's `api-version` parameter takes: its default or only value, `info.version`, or its examples' most frequent. */
+function documentValue(context: ParameterContext, node: Record<string, unknown>, schema: unknown): string | undefined {
+  const target = isObject(schema) ? context.refs.follow(schema, '').value : undefined;
+  const declared = isObject(target) ? target : {};
+  if (typeof declared.default === 'string' && declared.default !== '') return declared.default;
+  if (Array.isArray(declared.enum) && declared.enum.length === 1 && typeof declared.enum[0] === 'string') return declared.enum[0];
+  const examples = [node.example, declared.example, ...(isObject(node.examples) ? Object.values(node.examples).map((e) => (isObject(e) ? e.value : undefined)) : [])]
+    .filter((v): v is string => typeof v === 'string' && v !== '');
+  // info.version is the API's version where it is dated as Azure dates them, the parameter is the client's, or an example has it.
+  const version = context.documentVersion;
+  if (version !== undefined && (DATED_VERSION.test(version) || node['x-ms-parameter-location'] === 'client' || examples.includes(version))) return version;
+  const counts = new Map<string, number>();
+  for (const value of examples) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 /** How a parameter declared with `content` is written: JSON (and any media type, which JSON is one of), text, or not at all. */

@@ -35,10 +35,26 @@ function toScheme(name: string, node: Record<string, unknown>): SecurityScheme |
     if (isObject(credentials) && typeof credentials.tokenUrl === 'string') {
       return { kind: 'oauth2ClientCredentials', name, tokenUrl: credentials.tokenUrl, scopes: isObject(credentials.scopes) ? Object.keys(credentials.scopes) : [] };
     }
-    return { kind: 'accessToken', name };
+    return { kind: 'accessToken', name, ...(isAzureAd(flows) && { azure: true }) };
   }
   if (type === 'openIdConnect') return { kind: 'accessToken', name };
   return undefined;
+}
+
+/** Azure AD's sign-in hosts (public and national clouds). */
+const AZURE_AD_HOSTS = /^(login\.microsoftonline\.com|login\.windows\.net|login\.microsoftonline\.us|login\.chinacloudapi\.cn|login\.partner\.microsoftonline\.cn)$/i;
+
+/** Whether an OAuth2 scheme's flows sign in at Azure AD. */
+function isAzureAd(flows: Record<string, unknown>): boolean {
+  return Object.values(flows).some((flow) => isObject(flow) && ['authorizationUrl', 'tokenUrl'].some((key) => {
+    const url = flow[key];
+    if (typeof url !== 'string') return false;
+    try {
+      return AZURE_AD_HOSTS.test(new URL(url).hostname);
+    } catch {
+      return false;
+    }
+  }));
 }
 
 function describe(node: Record<string, unknown>): string {

@@ -116,6 +116,19 @@ export interface Parameter {
    * a call that gives this parameter is refused rather than sent in a form the API would read otherwise.
    */
   readonly content?: ParameterContent;
+  /**
+   * A parameter the API takes on every call that the client sets once (as Azure's SDKs do): `api-version` with the
+   * version the document describes (`fixed`: the tool never takes it), one marked `x-ms-parameter-location: client`,
+   * or an ARM document's `subscriptionId` (a server setting each call may override).
+   */
+  readonly client?: ClientParameter;
+}
+
+export interface ClientParameter {
+  /** The value the document gives (`api-version`'s), sent unless a setting says another. */
+  readonly value?: string;
+  /** True when no call may give another value (the tool does not take it). */
+  readonly fixed: boolean;
 }
 
 export interface ParameterContent {
@@ -158,8 +171,11 @@ export type SecurityScheme =
   | { readonly kind: 'bearer'; readonly name: string }
   | { readonly kind: 'basic'; readonly name: string }
   | { readonly kind: 'oauth2ClientCredentials'; readonly name: string; readonly tokenUrl: string; readonly scopes: readonly string[] }
-  /** Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. */
-  | { readonly kind: 'accessToken'; readonly name: string };
+  /**
+   * Other OAuth2 flows and OpenID Connect: a token obtained elsewhere, sent as a bearer token. `azure`: the flows are
+   * Azure AD's (login.microsoftonline.com), whose tokens Azure.Identity can get (`--credential azure`).
+   */
+  | { readonly kind: 'accessToken'; readonly name: string; readonly azure?: boolean };
 
 /** `x-mcp` on an operation or its path item: how the spec's author wants the tool. */
 export interface McpExtension {
@@ -200,6 +216,17 @@ export interface Operation {
   readonly security?: readonly (readonly string[])[];
   /** The OAuth scopes its requirement lists, as alternatives (a caller needs all of one); undefined: none needed. */
   readonly scopes?: readonly (readonly string[])[];
+  /** `x-ms-pageable`: its answer names the next page's URL (the property `nextLinkName`), which the tool then takes. */
+  readonly paging?: Paging;
+  /** `x-ms-long-running-operation`: its first answer starts it; the client watches it until it ends. */
+  readonly longRunning?: { readonly finalStateVia?: string };
+}
+
+export interface Paging {
+  /** The answer's property with the next page's URL: `nextLink`, Graph's `@odata.nextLink`. */
+  readonly nextLinkName: string;
+  /** The operation (its id) that fetches the next pages, where `operationName` names one of the document's; else this one. */
+  readonly nextOperation?: string;
 }
 
 /** The server's icon (MCP `serverInfo.icons`): an https URL or a data URI of an image, and its type when known. */

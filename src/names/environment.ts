@@ -9,6 +9,21 @@ export function environmentPrefix(serverName: string): string {
   return prefix === '' ? 'MCP' : /^[0-9]/.test(prefix) ? `_${prefix}` : prefix;
 }
 
+/** The variable of a parameter the client sets once (its planned setting, e.g. `SUBSCRIPTION_ID`). */
+export function clientParameterVariable(serverName: string, setting: string): string {
+  return `${environmentPrefix(serverName)}_${setting}`;
+}
+
+/**
+ * The setting of a parameter the client sets once, after the server's prefix: its words in capitals (`ApiVersion` →
+ * `API_VERSION`), with `_PARAMETER` after it where it would be one of the server's own settings (`BASE_URL`).
+ */
+export function settingSuffix(name: string): string {
+  const suffix = upperWords(name) || 'PARAMETER';
+  const own = Object.values(environmentVariables('X')).map((variable) => variable.slice(2));
+  return own.includes(suffix) ? `${suffix}_PARAMETER` : suffix;
+}
+
 /** The ASCII words of a name in capitals, joined with `_`, as environment variables are written. */
 function upperWords(name: string): string {
   const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
@@ -61,6 +76,11 @@ export function environmentVariables(serverName: string) {
     scriptMaxRunningPerCaller: `${prefix}_SCRIPT_MAX_RUNNING_PER_CALLER`,
     /** Code mode: how long a script runs before, while others wait, it moves to the long-running lane. */
     scriptShortSeconds: `${prefix}_SCRIPT_SHORT_SECONDS`,
+    /** Long-running operations: how long a call watches one; the key that signs the tokens of those still running. */
+    longRunningWait: `${prefix}_LRO_WAIT_SECONDS`,
+    /** `--credential azure`: the scope of the Azure AD tokens (default: the API's origin + `/.default`). */
+    azureScope: `${prefix}_AZURE_SCOPE`,
+    operationKey: `${prefix}_OPERATION_KEY`,
     /** `false` writes no audit line per tool call. */
     auditLog: `${prefix}_AUDIT_LOG`,
   };

@@ -1,4 +1,5 @@
-import type { ApiModel, ObjectType, Operation, TypeOrigin } from '../model/types.js';
+import type { ApiModel, ClientParameter, ObjectType, Operation, Parameter, ParameterLocation, TypeOrigin } from '../model/types.js';
+import { settingSuffix } from './environment.js';
 import { LONE_SURROGATE, bareName, identifier, nameFrom, unique, words } from './identifiers.js';
 import { singular, toolNameParts } from './tool-names.js';
 import { commonPrefixLength } from './path-tokens.js';
@@ -19,6 +20,8 @@ export const FIXED_NAMES = {
   credentialKind: 'ApiCredentialKind',
   credentialsException: 'ApiCredentialsException',
   errorMessages: 'ApiErrorMessages',
+  clientParameters: 'ApiClientParameters',
+  limits: 'ApiLimits',
   tools: 'McpTools',
 } as const;
 
@@ -63,6 +66,8 @@ export const HTTP_CLIENT_PARAMETER = 'httpClient';
 export const CANCELLATION_PARAMETER = 'cancellationToken';
 /** The MCP request a tool that asks for confirmation reads (`--confirm`). */
 export const REQUEST_CONTEXT_PARAMETER = 'mcpRequest';
+/** Where a long-running operation's tool reports how the operation stands (MCP progress notifications). */
+export const PROGRESS_PARAMETER = 'mcpProgress';
 
 export interface OperationNames {
   /** MCP tool name, `^[a-z0-9_]{1,64}$`. */
@@ -73,6 +78,10 @@ export interface OperationNames {
   readonly clientMethod: string;
   /** C# parameter names (also the MCP argument names, without `@`), aligned with `Operation.parameters`. */
   readonly parameters: readonly string[];
+  /** A paged operation's argument that takes the next page's URL (`nextLink`). */
+  readonly nextLink?: string;
+  /** A long-running operation's argument that takes the token of an operation still running (`operation`). */
+  readonly operation?: string;
   /** What the operation acts on, in words, for messages: `pet`, `owner pets`. */
   readonly subject: string;
   /** Title for clients: `Get pet`. */
@@ -85,11 +94,28 @@ export interface TypeNames {
   readonly properties: readonly string[];
 }
 
+/** A parameter the client sets once (`api-version`, `subscriptionId`): its property and the server's setting. */
+export interface ClientParameterNames {
+  readonly name: string;
+  readonly location: ParameterLocation;
+  readonly client: ClientParameter;
+  /** Property of `ApiClientParameters`. */
+  readonly property: string;
+  /** The server's setting, after its prefix: `API_VERSION`, `SUBSCRIPTION_ID`. */
+  readonly setting: string;
+  readonly description?: string;
+}
+
 /** Every identifier the emitters write, decided once. */
 export interface NamePlan {
   readonly operations: ReadonlyMap<string, OperationNames>;
   readonly types: ReadonlyMap<string, TypeNames>;
+  /** By `location:name`, in the order the operations first take them. */
+  readonly clientParameters: ReadonlyMap<string, ClientParameterNames>;
 }
+
+/** The key of a client parameter in {@link NamePlan.clientParameters}. */
+export const clientParameterKey = (parameter: Parameter): string => `${parameter.location}:${parameter.name}`;
 
 /**
  * Plans every name. `clientNamespace` matters: a type may not be named like one of its segments
@@ -98,7 +124,25 @@ export interface NamePlan {
 export function planNames(model: ApiModel, clientNamespace = ''): NamePlan {
   const operations = planOperations(model.operations);
   const types = planTypes(model, operations, clientNamespace.split('.').filter((s) => s !== ''));
-  return { operations, types };
+  return { operations, types, clientParameters: planClientParameters(model.operations) };
+}
+
+/** The parameters the client sets once, with their property and setting names (also read by the project files that list the settings). */
+export function planClientParameters(list: readonly Operation[]): Map<string, ClientParameterNames> {
+  const result = new Map<string, ClientParameterNames>();
+  const properties = new Set<string>(RESERVED_MEMBER_NAMES);
+  const settings = new Set<string>();
+  for (const op of list) {
+    for (const parameter of op.parameters) {
+      const key = clientParameterKey(parameter);
+      if (!parameter.client || result.has(key)) continue;
+      const property = unique(nameFrom(parameter.name, 'pascal', 'Parameter'), properties);
+      const setting = unique(settingSuffix(property), settings);
+      const description = parameter.facts.description;
+      result.set(key, { name: parameter.name, location: parameter.location, client: parameter.client, property, setting, ...(description !== undefined && { description }) });
+    }
+  }
+  return result;
 }
 
 function planOperations(list: readonly Operation[]): Map<string, OperationNames> {
@@ -119,7 +163,11 @@ function planOperations(list: readonly Operation[]): Map<string, OperationNames>
     if (HTTP_CLIENT_MEMBERS.has(`${toolMethod}Async`)) toolMethod = unique(`${toolMethod}Operation`, methods);
     const subject = [...parts.target].join(' ') || parts.verb.join(' ');
     const title = titleOf(op, toolName);
-    result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters: planParameters(op), subject, title });
+    const parameters = planParameters(op);
+    const taken = new Set([...parameters.map(bareName), BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, REQUEST_CONTEXT_PARAMETER, PROGRESS_PARAMETER]);
+    const nextLink = op.paging ? unique('nextLink', taken) : undefined;
+    const operation = op.longRunning ? unique('operation', taken) : undefined;
+    result.set(op.id, { toolName, toolMethod, clientMethod: `${toolMethod}Async`, parameters, subject, title, ...(nextLink !== undefined && { nextLink }), ...(operation !== undefined && { operation }) });
   }
   return result;
 }

@@ -1,5 +1,5 @@
 import type { ApiModel, Operation, Parameter, ResponseKind, TypeRef } from '../../model/types.js';
-import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, type NamePlan } from '../../names/plan.js';
+import { FIXED_NAMES, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, clientParameterKey, type NamePlan } from '../../names/plan.js';
 import { banner } from '../shared/banner.js';
 import { templates } from '../shared/templates.js';
 import { valueDescription } from '../shared/describe.js';
@@ -11,7 +11,7 @@ import type { GeneratedFile } from '../shared/file.js';
 
 const template = templates('client');
 /** The client's runtime, real C# files in src/emit/client/csharp: results and limits, building, bodies, sending, reading answers, error messages. */
-const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiErrorMessages'] as const;
+const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiRequestSend', 'ApiResponseRead', 'ApiLongRunning', 'ApiErrorMessages'] as const;
 
 /** The companion REST client: runtime (result, error, request), models, and one extension method per operation. */
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
@@ -57,7 +57,30 @@ function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, sou
   w.line(`public const string DefaultBaseUrl = ${stringLiteral(model.serverUrl ?? '')};`);
   for (const op of model.operations) emitOperation(w, op, plan);
   w.close();
+  emitClientParameters(w, plan);
   return w.toString();
+}
+
+/** The parameters the client sets once (`api-version`, an ARM `subscriptionId`), as properties the host sets from its settings. */
+function emitClientParameters(w: CSharpWriter, plan: NamePlan): void {
+  if (plan.clientParameters.size === 0) return;
+  w.line();
+  w.doc('summary', 'The parameters the API takes on every call that the client sets once, as Azure\'s SDKs do: set them before the first call (the MCP server sets them from its settings). Where a method takes one too, the value it is given wins.');
+  w.open(`public static class ${FIXED_NAMES.clientParameters}`);
+  let first = true;
+  for (const client of plan.clientParameters.values()) {
+    if (!first) w.line();
+    first = false;
+    const what = `${client.name} (${client.location})${client.description ? `: ${client.description.trim()}` : ''}`;
+    if (client.client.fixed && client.client.value !== undefined) {
+      w.doc('summary', `${what} The version the document describes, ${client.client.value}; no method takes another.`);
+      w.line(`public static string ${client.property} { get; set; } = ${stringLiteral(client.client.value)};`);
+    } else {
+      w.doc('summary', `${what} Sent where a call gives none; null: each call must give it.`);
+      w.line(`public static string? ${client.property} { get; set; }`);
+    }
+  }
+  w.close();
 }
 
 const QUERY_STYLES: Record<string, string> = { spaceDelimited: 'SpaceDelimited', pipeDelimited: 'PipeDelimited', deepObject: 'DeepObject' };
@@ -68,9 +91,16 @@ function queryOptions(parameter: Parameter): string {
   return (parameter.explode ? '' : ', explode: false') + (style ? `, style: ${FIXED_NAMES.queryStyle}.${style}` : '');
 }
 
-/** A parameter's value as the request takes it: a parameter declared with `content` is one value, its JSON text. */
-function written(parameter: Parameter, name: string): string {
-  return parameter.content ? `${FIXED_NAMES.request}.JsonText(${name})` : name;
+/**
+ * A parameter's value as the request takes it: the client's own where it sets the parameter once (a method's value
+ * first, where it takes one); a parameter declared with `content` is one value, its JSON text.
+ */
+function written(parameter: Parameter, name: string, plan: NamePlan): string {
+  const client = parameter.client ? plan.clientParameters.get(clientParameterKey(parameter)) : undefined;
+  const own = !client ? name
+    : parameter.client?.fixed ? `${FIXED_NAMES.clientParameters}.${client.property}`
+    : `(${FIXED_NAMES.request}.Format(${name}) ?? ${FIXED_NAMES.clientParameters}.${client.property})`;
+  return parameter.content ? `${FIXED_NAMES.request}.JsonText(${own})` : own;
 }
 
 /** A parameter the client cannot write as the spec says: a call that gives it is not sent. */
@@ -111,7 +141,7 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
       const name = names.parameters[index];
       if (!parameter || !name) chain.push(`.Path(${stringLiteral(encodeURIComponent(`{${piece.name}}`))})`);
       else if (parameter.content?.writer === 'none') chain.push(refusal(parameter, name));
-      else chain.push(`.PathValue(${stringLiteral(piece.name)}, ${written(parameter, name)})`);
+      else chain.push(`.PathValue(${stringLiteral(piece.name)}, ${written(parameter, name, plan)})`);
     }
   }
   // Query pairs the path template fixes (`/items?v=2`, `/search?q={q}`).
@@ -123,11 +153,13 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
     const name = names.parameters[index];
     if (!name || parameter.location === 'path') return;
     if (parameter.content?.writer === 'none') return void chain.push(refusal(parameter, name));
-    const value = written(parameter, name);
+    const value = written(parameter, name, plan);
     if (parameter.location === 'query') chain.push(`.Query(${stringLiteral(parameter.name)}, ${value}${parameter.content ? '' : queryOptions(parameter)})`);
     if (parameter.location === 'header') chain.push(`.Header(${stringLiteral(parameter.name)}, ${value})`);
     if (parameter.location === 'cookie') chain.push(`.Cookie(${stringLiteral(parameter.name)}, ${value})`);
   });
+  if (op.paging && names.nextLink) chain.push(`.NextLink(${names.nextLink}, ${stringLiteral(pathPattern(op.requestPath))})`);
+  if (op.longRunning && names.operation) chain.push(`.LongRunning(${op.longRunning.finalStateVia === undefined ? 'null' : stringLiteral(op.longRunning.finalStateVia)}, ${names.operation})`);
   if (op.success.mediaType) chain.push(`.Accept(${stringLiteral(op.success.mediaType)})`);
   if (op.success.headers) chain.push(`.KeepHeaders(${op.success.headers.map((name) => stringLiteral(name)).join(', ')})`);
   if (op.security) chain.push(`.Security(${op.security.map((alternative) => stringLiteral(alternative.join(' '))).join(', ')})`);
@@ -138,6 +170,12 @@ function emitOperation(w: CSharpWriter, op: Operation, plan: NamePlan): void {
   }
   chain.push(`.SendAsync<${result}>(${HTTP_CLIENT_PARAMETER}, ${FIXED_NAMES.responseKind}.${RESPONSE_KINDS[op.success.kind]}, ${CANCELLATION_PARAMETER});`);
   for (const link of chain) w.line(`        ${link}`);
+}
+
+/** The operation's path (after the base URL's) as a regular expression: its text escaped as sent, each parameter one segment. */
+function pathPattern(path: string): string {
+  const regex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `^${pathPieces(path).map((piece) => (piece.kind === 'literal' ? regex(piece.text) : '[^/?#]+')).join('')}$`;
 }
 
 function httpMethod(method: Operation['method']): string {

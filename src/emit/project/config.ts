@@ -2,7 +2,8 @@ import { SCRIPT_ADMISSION, SCRIPT_LIMITS, SCRIPT_ROOM_MB } from '../code/code.js
 import { HTTP_LIMITS } from '../http/limits.js';
 import { join } from 'node:path';
 import type { ApiModel, SecurityScheme } from '../../model/types.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { clientParameterVariable, credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { planClientParameters } from '../../names/plan.js';
 import { serverKey } from './host.js';
 import { telemetryRows } from './telemetry.js';
 import type { GeneratedFile } from '../shared/file.js';
@@ -20,10 +21,16 @@ export const HTTP_DEFAULT_URL = 'http://localhost:5000';
  * Placeholders for every setting the server cannot start or call without, so that a user sees what to fill in:
  * the base URL when the spec names no absolute one, and every credential variable.
  */
-export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Record<string, string> {
+export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>, location?: Pick<ServerLocation, 'azureCredential'>): Record<string, string> {
   const env: Record<string, string> = {};
   if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = '<base-url-of-the-api>';
+  // The parameters each call needs that the client sets once, unless the document gives their value (api-version).
+  for (const client of planClientParameters(model.operations).values()) {
+    if (!client.client.fixed) env[clientParameterVariable(serverName, client.setting)] = `<${client.setting.toLowerCase().replace(/_/g, '-')}>`;
+  }
   for (const scheme of model.securitySchemes) {
+    // DefaultAzureCredential signs in as its own environment says: nothing to fill in.
+    if (location?.azureCredential && scheme.kind === 'accessToken' && scheme.azure) continue;
     const variables = credentialVariables(serverName, scheme);
     for (const name of requiredVariables(variables)) env[name] = `<${name.toLowerCase().replace(/_/g, '-')}>`;
   }
@@ -48,6 +55,8 @@ export interface ServerLocation {
   readonly framework: string;
   /** A packed server: its package, which `dnx` launches take from a NuGet feed. */
   readonly package?: { readonly id: string; readonly version: string };
+  /** `--credential azure`: the Azure AD schemes' tokens come from DefaultAzureCredential, not from settings. */
+  readonly azureCredential?: boolean;
   /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
   readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean; readonly tokenExchange?: boolean };
 }
@@ -61,17 +70,17 @@ export function launchCommand(location: ServerLocation): { command: string; args
     : { command: 'dotnet', args: ['run', '--project', projectDirectory] };
 }
 
-function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): Entry {
+function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): Entry {
   if (location.http) {
     const header = location.http.forwardAuth;
     return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
   }
-  const env = settingPlaceholders(serverName, model);
+  const env = settingPlaceholders(serverName, model, location);
   return { ...launchCommand(location), ...(Object.keys(env).length > 0 && { env }) };
 }
 
 /** `mcp.json`: the entry of SPEC 2.4/4.6 (`mcpServers`), with placeholders for the settings the API needs. */
-export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): string {
+export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): string {
   return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, model) } }, null, 2) + '\n';
 }
 
@@ -84,7 +93,7 @@ export const CLIENT_CONFIG_FILES: Record<McpClient, string> = {
 };
 
 /** The file an MCP client reads, in that client's own format, relative to the project directory. */
-export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes'>): GeneratedFile {
+export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): GeneratedFile {
   const key = serverKey(serverName);
   const value = entry(serverName, location, model);
   // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
@@ -107,7 +116,18 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   const env = environmentVariables(serverName);
   const rows = [
     [env.baseUrl, model.serverUrl ? `\`${model.serverUrl}\`` : '(none: required)', 'base URL of the API'],
+    ...[...planClientParameters(model.operations).values()].map((client) => [
+      clientParameterVariable(serverName, client.setting),
+      client.client.fixed && client.client.value !== undefined ? `\`${client.client.value}\` (the document's)` : '(none)',
+      client.client.fixed
+        ? `the \`${client.name}\` every call sends; no tool takes another`
+        : `the \`${client.name}\` (${client.location}) a call sends when it gives none, as Azure's SDKs set it once per client`,
+    ]),
     [env.timeout, '30', 'timeout of each HTTP call, in seconds'],
+    ...(model.operations.some((op) => op.longRunning) ? [
+      [env.longRunningWait, '50', 'how long a call watches a long-running operation (`x-ms-long-running-operation`) before it answers that the operation is still running, with a token to watch it again'],
+      [env.operationKey, '(a new one each start)', 'the key (base64, at least 32 bytes) that signs those tokens: set it alike on every replica, so that any of them can watch an operation another started'],
+    ] : []),
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
     [env.userAgent, '`<server>/<API version> openapi-mcp-dotnet/<version>`', 'the User-Agent of every request (a `User-Agent` in the headers setting wins)'],
@@ -155,7 +175,13 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   }
   for (const scheme of model.securitySchemes) {
     const variables = credentialVariables(serverName, scheme);
-    for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}`]);
+    const azure = scheme.kind === 'accessToken' && scheme.azure === true;
+    if (azure && location?.azureCredential) {
+      for (const name of requiredVariables(variables)) rows.push([name, '(none)', `a token for ${scheme.name} obtained elsewhere; when not set, DefaultAzureCredential signs in (environment variables AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_CLIENT_SECRET; workload identity; managed identity; \`az login\`…), and its tokens are cached until five minutes before they expire`]);
+      rows.push([env.azureScope, 'the base URL\'s origin + `/.default`', 'the scope DefaultAzureCredential asks for (`https://management.azure.com/.default`, `https://graph.microsoft.com/.default`)']);
+      continue;
+    }
+    for (const name of requiredVariables(variables)) rows.push([name, '(none)', `credential for the ${describeScheme(scheme)}${azure ? '; or generate the project with `--credential azure` to sign in with Azure.Identity\'s DefaultAzureCredential (az login, managed identity…) instead' : ''}`]);
     if (variables.scopes) rows.push([variables.scopes, '(none)', `space-separated scopes to ask for with ${scheme.name}`]);
     if (variables.tokenUrl && scheme.kind === 'oauth2ClientCredentials') rows.push([variables.tokenUrl, `\`${scheme.tokenUrl}\``, `the token URL of ${scheme.name}`]);
     if (variables.accessToken) rows.push([variables.accessToken, '(none)', `an access token for ${scheme.name} obtained elsewhere: when set, it is sent as it is and no token is asked for`]);

@@ -1,5 +1,6 @@
 /** The options of the generated host project, shared by the files that make it. */
 import type { SecurityScheme, ServerIcon } from '../../model/types.js';
+import type { ClientParameterNames } from '../../names/plan.js';
 import type { AuthMode } from '../http/authorization.js';
 import type { RegenerationTarget } from './regenerate.js';
 import type { ConfirmPolicy } from '../../model/confirm.js';
@@ -26,6 +27,12 @@ export interface HostOptions {
   readonly icon?: ServerIcon;
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
+  /** Parameters the client sets once (`api-version`, an ARM `subscriptionId`), which the host reads from its settings. */
+  readonly clientParameters?: readonly ClientParameterNames[];
+  /** `--credential azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
+  readonly azureCredential?: boolean;
+  /** The API has long-running operations (`x-ms-long-running-operation`): the host reads how long a call watches one. */
+  readonly longRunning?: boolean;
   readonly mode: ToolMode;
   /** `hybrid`: search_operations fuses the lexical ranking with sentence vectors' (discovery and code mode). */
   readonly search?: 'lexical' | 'hybrid';

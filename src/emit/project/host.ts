@@ -13,6 +13,7 @@ import { emitUserProject, regenerationProjectLines } from './regenerate.js';
 import { emitTelemetry, telemetryPackages } from './telemetry.js';
 import { emitConfirm } from '../tools/confirm.js';
 import { emitResourceSupport } from '../resources/resources.js';
+import { INPUT_SCHEMAS_FILE } from '../tools/tools.js';
 import { emitHybrid, HYBRID_PACKAGES, hybridProjectLines, isHybrid } from '../discovery/hybrid.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
@@ -22,6 +23,9 @@ export const PACKAGES = [
   { id: 'Microsoft.Extensions.Http.Resilience', version: '10.11.0' },
   { id: 'ModelContextProtocol', version: '2.4.0' },
 ] as const;
+
+/** `--credential azure`: Azure.Identity, whose DefaultAzureCredential gets Azure AD tokens. */
+export const AZURE_PACKAGES = [{ id: 'Azure.Identity', version: '1.21.0' }] as const;
 
 /** The HTTP host's: ASP.NET Core (hosting and HttpClient factory included) and the SDK's Streamable HTTP transport. */
 export const HTTP_PACKAGES = [
@@ -81,11 +85,12 @@ function emitProject(options: HostOptions, projectName: string): string {
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(isHybrid(options) ? HYBRID_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
+    ...[...(options.transport === 'http' ? HTTP_PACKAGES : PACKAGES), ...(options.auth === 'oauth' ? AUTH_PACKAGES : []), ...(options.mode !== 'operations' ? SEARCH_PACKAGES : []), ...(options.mode === 'code' ? CODE_PACKAGES : []), ...(isHybrid(options) ? HYBRID_PACKAGES : []), ...(options.azureCredential ? AZURE_PACKAGES : []), ...telemetryPackages(options)].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '',
     '  <ItemGroup>',
     '    <None Update="appsettings.json" CopyToOutputDirectory="PreserveNewest" />',
+    `    <EmbeddedResource Include="${INPUT_SCHEMAS_FILE}" LogicalName="${INPUT_SCHEMAS_FILE}" Condition="Exists('${INPUT_SCHEMAS_FILE}')" />`,
     ...(options.mode !== 'operations' ? [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`] : []),
     ...(options.mode === 'code' ? [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`] : []),
     '  </ItemGroup>',

@@ -1,7 +1,7 @@
 import { stringLiteral, CSharpWriter } from '../shared/writer.js';
 import { banner } from '../shared/banner.js';
 import { FIXED_NAMES } from '../../names/plan.js';
-import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
+import { clientParameterVariable, credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import type { SecurityScheme } from '../../model/types.js';
 import { serverKey, type HostOptions } from './host-options.js';
 import { packageVersion } from '../../package.js';
@@ -76,6 +76,8 @@ export function emitProgram(options: HostOptions): string {
   w.line('// A body is read no further than what could make an answer: memory per call does not depend on the API.');
   w.line(`Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.${FIXED_NAMES.tools}.MaxResultLength, 64 * 1024);`);
   readIconSetting(w, env.iconUrl, options.icon);
+  readClientParameters(w, options);
+  if (options.longRunning) readLongRunningSettings(w, env);
   if (options.mode === 'code') readScriptLimits(w, env);
   if (options.confirm !== undefined) readConfirmSetting(w, env.confirm, options.mode === 'code');
   if (http) readAccessSettings(w, options.serverName);
@@ -85,7 +87,15 @@ export function emitProgram(options: HostOptions): string {
     w.line('// The request being served, for who its caller is (the credentials and limits of a call follow its caller).');
     w.line('builder.Services.AddHttpContextAccessor();');
   }
-  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme));
+  const azure = options.azureCredential === true;
+  const credentials = options.securitySchemes.map((scheme) => credentialInitializer(options.serverName, scheme, azure));
+  if (azure) {
+    w.line();
+    w.line('// Azure AD tokens from DefaultAzureCredential (environment, workload identity, managed identity, Azure CLI, …), for the');
+    w.line(`// API's origin (${env.azureScope} says another scope), cached by the credentials until five minutes before they expire.`);
+    w.line('var azureCredential = new Azure.Identity.DefaultAzureCredential();');
+    w.line(`var azureScope = settings[${stringLiteral(env.azureScope)}] is { Length: > 0 } scope ? scope : baseAddress.GetLeftPart(UriPartial.Authority) + "/.default";`);
+  }
   if (credentials.length > 0) {
     w.line();
     w.line('// Credentials: each request carries those its operation requires; none are ever logged or returned.');
@@ -265,12 +275,14 @@ function userAgent(options: HostOptions): string {
 const CREDENTIAL_KINDS = { header: 'ApiKeyHeader', query: 'ApiKeyQuery', cookie: 'ApiKeyCookie' } as const;
 
 /** `new Client.ApiCredential { ... }` for one scheme, its values read from configuration. */
-function credentialInitializer(serverName: string, scheme: SecurityScheme): string {
+function credentialInitializer(serverName: string, scheme: SecurityScheme, azure: boolean): string {
   const variables = credentialVariables(serverName, scheme);
   const read = (name: string | undefined): string => `settings[${stringLiteral(name ?? '')}]`;
+  const fromAzure = azure && scheme.kind === 'accessToken' && scheme.azure === true;
   const kind = scheme.kind === 'apiKey' ? CREDENTIAL_KINDS[scheme.in]
     : scheme.kind === 'basic' ? 'Basic'
     : scheme.kind === 'oauth2ClientCredentials' ? 'OAuth2ClientCredentials'
+    : fromAzure ? 'Token'
     : 'Bearer';
   const fields = [`Scheme = ${stringLiteral(scheme.name)}`, `Kind = Client.${FIXED_NAMES.credentialKind}.${kind}`];
   if (scheme.kind === 'apiKey') fields.push(`ParameterName = ${stringLiteral(scheme.parameter)}`);
@@ -283,7 +295,42 @@ function credentialInitializer(serverName: string, scheme: SecurityScheme): stri
       `Scopes = ${read(variables.scopes)}`, `Value = ${read(variables.accessToken)}`,
     );
   }
-  const settings = requiredVariables(variables).join(' and ');
+  if (fromAzure) fields.push('TokenSource = async cancellationToken => await azureCredential.GetTokenAsync(new Azure.Core.TokenRequestContext([azureScope]), cancellationToken).ConfigureAwait(false) is var token ? (token.Token, token.ExpiresOn) : default');
+  const settings = fromAzure ? `${requiredVariables(variables).join(' and ')}, or sign in as DefaultAzureCredential reads it (az login, AZURE_CLIENT_ID…)` : requiredVariables(variables).join(' and ');
   fields.push(`Settings = ${stringLiteral(variables.accessToken ? `${settings} (or ${variables.accessToken})` : settings)}`);
   return `new Client.${FIXED_NAMES.credential} { ${fields.join(', ')} }`;
+}
+
+/** The parameters the client sets once, from their settings (else the document's value, or none). */
+function readClientParameters(w: CSharpWriter, options: HostOptions): void {
+  const parameters = options.clientParameters ?? [];
+  if (parameters.length === 0) return;
+  w.line();
+  w.line(`// The parameters every call takes that the client sets once: ${parameters.map((p) => p.name).join(', ')}.`);
+  parameters.forEach((parameter, index) => {
+    const variable = clientParameterVariable(options.serverName, parameter.setting);
+    w.line(`if (settings[${stringLiteral(variable)}]?.Trim() is { Length: > 0 } clientParameter${index}) Client.${FIXED_NAMES.clientParameters}.${parameter.property} = clientParameter${index};`);
+  });
+}
+
+/** How long a call watches a long-running operation, and the key that signs the tokens of those still running. */
+function readLongRunningSettings(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
+  w.line();
+  w.line('// Long-running operations: how long a call watches one before it answers that it is still running, and the key');
+  w.line('// that signs the tokens with which a later call watches it again (set it alike on every replica of a deployment).');
+  w.line(`if (!TryReadNumber(${stringLiteral(env.longRunningWait)}, Client.${FIXED_NAMES.limits}.LongRunningWaitSeconds, 0, 3600, out var longRunningWait))`);
+  w.line('{');
+  w.line('    return 1;');
+  w.line('}');
+  w.line(`Client.${FIXED_NAMES.limits}.LongRunningWaitSeconds = longRunningWait;`);
+  w.line(`if (settings[${stringLiteral(env.operationKey)}] is { Length: > 0 } operationKey)`);
+  w.line('{');
+  w.line('    var key = Convert.TryFromBase64String(operationKey, new byte[operationKey.Length], out var length) ? Convert.FromBase64String(operationKey) : [];');
+  w.line('    if (key.Length < 32)');
+  w.line('    {');
+  w.line(`        Console.Error.WriteLine(${stringLiteral(`error: ${env.operationKey} must be at least 32 bytes in base64 (e.g. openssl rand -base64 32)`)});`);
+  w.line('        return 1;');
+  w.line('    }');
+  w.line(`    Client.${FIXED_NAMES.request}.OperationKey = key;`);
+  w.line('}');
 }

@@ -14,7 +14,7 @@ export interface MethodParameter {
   readonly description: string;
   /** The description a tool publishes: without the allowed values its input schema lists as `enum`. */
   readonly schemaDescription: string;
-  readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody };
+  readonly source: { readonly kind: 'parameter'; readonly parameter: Parameter } | { readonly kind: 'body'; readonly body: RequestBody } | { readonly kind: 'nextLink' } | { readonly kind: 'operation' };
 }
 
 const LOCATION_WORDS = { path: 'Path', query: 'Query', header: 'Header', cookie: 'Cookie' } as const;
@@ -41,9 +41,10 @@ function descriptionsOf(parameter: Parameter): { readonly description: string; r
   let found = DESCRIPTIONS.get(parameter);
   if (found === undefined) {
     const fallback = `${LOCATION_WORDS[parameter.location]} parameter ${parameter.name}`;
-    const description = valueDescription(parameter.facts, parameter.type, fallback) ?? '';
+    const client = parameter.client ? ' When not given: the value the client is configured with.' : '';
+    const description = (valueDescription(parameter.facts, parameter.type, fallback) ?? '') + client;
     // The same text unless the schema lists the allowed values itself.
-    const schemaDescription = enumPublished(parameter.type) ? valueDescription(parameter.facts, parameter.type, fallback, true) ?? '' : description;
+    const schemaDescription = enumPublished(parameter.type) ? (valueDescription(parameter.facts, parameter.type, fallback, true) ?? '') + client : description;
     DESCRIPTIONS.set(parameter, (found = { description, schemaDescription }));
   }
   return found;
@@ -51,16 +52,19 @@ function descriptionsOf(parameter: Parameter): { readonly description: string; r
 const DESCRIPTIONS = new WeakMap<Parameter, { readonly description: string; readonly schemaDescription: string }>();
 
 function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): MethodParameter[] {
-  const list: MethodParameter[] = op.parameters.map((parameter, index) => {
+  // A parameter the client sets once is not the caller's to give (api-version), or may be left to the client's value.
+  const list: MethodParameter[] = op.parameters.flatMap((parameter, index) => {
+    if (parameter.client?.fixed) return [];
     const { description, schemaDescription } = descriptionsOf(parameter);
-    return {
+    const optional = !parameter.required || parameter.client !== undefined;
+    return [{
       name: names.parameters[index] ?? `p${index}`,
-      type: csharpType(parameter.type, plan, !parameter.required),
-      optional: !parameter.required,
+      type: csharpType(parameter.type, plan, optional),
+      optional,
       description,
       schemaDescription,
       source: { kind: 'parameter', parameter },
-    };
+    }];
   });
   if (op.body) {
     const body = op.body;
@@ -73,6 +77,14 @@ function parametersOf(op: Operation, names: OperationNames, plan: NamePlan): Met
       schemaDescription: bodyDescription,
       source: { kind: 'body', body },
     });
+  }
+  if (op.paging && names.nextLink) {
+    const description = `The next page: the \`${op.paging.nextLinkName}\` of a previous answer of this operation, fetched as it is (it must be on the API's origin and this operation's path); the other arguments are not sent then.`;
+    list.push({ name: names.nextLink, type: 'string?', optional: true, description, schemaDescription: description, source: { kind: 'nextLink' } });
+  }
+  if (op.longRunning && names.operation) {
+    const description = 'A long-running operation this tool answered was still running: its `operation` token. The operation is watched again until it ends; nothing is sent again.';
+    list.push({ name: names.operation, type: 'string?', optional: true, description, schemaDescription: description, source: { kind: 'operation' } });
   }
   const rank = (p: MethodParameter): number => (p.optional ? 2 : p.source.kind === 'parameter' && p.source.parameter.location === 'path' ? 0 : 1);
   return list.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map(({ p }) => p);

@@ -1,6 +1,6 @@
 import type { ApiModel, Operation, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
-import { bareName } from '../../names/identifiers.js';
+import { bareName, unique } from '../../names/identifiers.js';
 import { valueDescription } from '../shared/describe.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
 import { jsonText } from '../shared/writer.js';
@@ -51,15 +51,17 @@ function argumentSchema(model: ApiModel, p: MethodParameter): JsonSchema {
 
 /**
  * {@link inputSchema} as compact JSON text, as `jsonText` writes it: each distinct type's schema is turned into
- * text once (operations share bodies), and an argument's text is put together around it.
+ * text once (operations share bodies), and an argument's text is put together around it. With `definitions`, an
+ * argument's schema of {@link DEFINED_LENGTH} characters or more is written once there, by name, and the argument says
+ * `"$ref":"#/$defs/<name>"` in its place, which the generated server expands back to the same text.
  */
-export function inputSchemaText(model: ApiModel, plan: NamePlan, op: Operation): string {
+export function inputSchemaText(model: ApiModel, plan: NamePlan, op: Operation, definitions?: SchemaDefinitions): string {
   const names = plan.operations.get(op.id);
   const parameters = names ? methodParameters(op, names, plan) : [];
   const keys = parameters.map((p) => bareName(p.name));
   // A name given twice keeps its first place in an object: rare enough to leave to the object itself.
   if (new Set(keys).size !== keys.length) return jsonText(inputSchema(model, plan, op));
-  const properties = parameters.map((p, i) => `${keyText(keys[i] as string)}:${argumentText(model, p)}`);
+  const properties = parameters.map((p, i) => `${keyText(keys[i] as string)}:${argumentText(model, p, plan, definitions)}`);
   const required = parameters.filter((p) => !p.optional).map((p) => bareName(p.name));
   return `{"type":"object","properties":{${properties.join(',')}}${required.length > 0 ? `,"required":${jsonText(required)}` : ''}}`;
 }
@@ -69,14 +71,61 @@ const keyText = (key: string): string => (PLAIN_KEY.test(key) ? `"${key}"` : jso
 const PLAIN_KEY = /^\w*$/;
 
 /** The JSON text of {@link argumentSchema}: the same keys in the same order. */
-function argumentText(model: ApiModel, p: MethodParameter): string {
+function argumentText(model: ApiModel, p: MethodParameter, plan: NamePlan, definitions?: SchemaDefinitions): string {
   const { schema, defaultValue } = argumentParts(model, p);
   const parts: string[] = [];
   if (p.schemaDescription !== undefined) parts.push(`"description":${jsonText(p.schemaDescription)}`);
   const inner = schemaText(schema).slice(1, -1);
-  if (inner !== '') parts.push(inner);
+  if (definitions && inner.length >= DEFINED_LENGTH) parts.push(definitions.reference(inner, argumentTypeName(p, plan)));
+  else if (inner !== '') parts.push(inner);
   if (defaultValue !== undefined) parts.push(`"default":${jsonText(defaultValue)}`);
   return `{${parts.join(',')}}`;
+}
+
+/** The shortest argument schema (its members' text) written once among the definitions rather than in each tool. */
+export const DEFINED_LENGTH = 256;
+
+/**
+ * The argument schemas the tools of one file share, each written once by name (`McpInputSchemas.g.json`), for tools
+ * to refer to: the members of a schema's JSON object, which `"$ref":"#/$defs/<name>"` stands for in a tool's schema.
+ * (No schema the generator writes has a `$ref` of its own: every type is inlined, so the marker means only this.)
+ */
+export class SchemaDefinitions {
+  readonly #byText = new Map<string, string>();
+  readonly #taken = new Set<string>();
+  readonly byName = new Map<string, string>();
+
+  /** The marker for a schema's members, named after its type (the first name a text gets is its name). */
+  reference(inner: string, typeName: string): string {
+    let name = this.#byText.get(inner);
+    if (name === undefined) {
+      name = unique(typeName, this.#taken);
+      this.#byText.set(inner, name);
+      this.byName.set(name, inner);
+    }
+    return `"$ref":"#/$defs/${name}"`;
+  }
+
+  /**
+   * McpInputSchemas.g.json: `$defs`, each name's schema in the order they were first met, and where given `tools`, each
+   * tool's schema (with its markers), one a line.
+   */
+  toJson(tools: ReadonlyMap<string, string> = new Map()): string {
+    const entries = (list: Iterable<[string, string]>): string => [...list].map(([name, text]) => `  ${jsonText(name)}:${text}`).join(',\n');
+    const defs = entries([...this.byName].map(([name, inner]) => [name, `{${inner}}`]));
+    return `{"$defs":{\n${defs}\n}${tools.size > 0 ? `,"tools":{\n${entries(tools)}\n}` : ''}}\n`;
+  }
+}
+
+/** The name a definition of an argument's schema takes: its type's (a record's name, `…List` for a list of them). */
+function argumentTypeName(p: MethodParameter, plan: NamePlan): string {
+  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.kind === 'body' ? p.source.body.type : undefined;
+  const named = (t: typeof type): string | undefined => t?.kind === 'object' ? plan.types.get(t.id)?.name
+    : t?.kind === 'array' ? (named(t.items) ?? 'Item') + 'List'
+    : t?.kind === 'map' ? (named(t.values) ?? 'Value') + 'Map'
+    : t?.kind === 'any' && t.union ? (named(t.union.variants[0]) ?? 'Value') + 'Union'
+    : undefined;
+  return named(type) ?? `${bareName(p.name).replace(/^./, (c) => c.toUpperCase())}Schema`;
 }
 
 /** The JSON text of schemas, made once each (the schemas are never changed after they are made). */
@@ -88,13 +137,17 @@ function schemaText(schema: JsonSchema): string {
   return text;
 }
 
+/** A paged operation's next-page argument: a URL, as the previous answer gave it. */
+const NEXT_LINK: TypeRef = { kind: 'primitive', type: 'string', nullable: false, constraints: { minLength: 1 } };
+
 /** An argument's schema (without its description) and the spec's default where the schema accepts it. */
 function argumentParts(model: ApiModel, p: MethodParameter): { schema: JsonSchema; defaultValue: unknown } {
   const parameter = p.source.kind === 'parameter' ? p.source.parameter : undefined;
-  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.body.type;
+  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.kind === 'body' ? p.source.body.type : NEXT_LINK;
+  // (A long-running operation's token is a string like a next page's URL.)
   // The schema depends on the type and on these few facts of the argument; Graph's thousands of operations pass the
   // same OData arguments ($select, $expand with long enums) again and again.
-  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}body ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
+  const shape = parameter ? `${p.optional ? 'o' : 'r'}${parameter.allowEmpty ? 'e' : 'n'}${parameter.content ? 'c' : 's'}${parameter.location}` : `${p.optional ? 'o' : 'r'}${p.source.kind} ${p.source.kind === 'body' ? p.source.body.kind : ''}`;
   // By shape, then by the type's text: that text is kept per type reference, so its hash is worked out once (a key
   // joined from both would be a new string, hashed whole, at every argument).
   let byModel = madeArguments.get(model);

@@ -89,10 +89,16 @@ public static partial class McpTools
     /// <summary>Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.</summary>
     public static int MaxResultLength { get; set; } = 100000;
 
-    /// <summary>Runs a client call and turns its result into the tool's answer. Only cancellation escapes.</summary>
-    private static async Task<string> RunAsync<T>(Func<Task<ApiResult<T>>> call)
+    /// <summary>Runs a client call and turns its result into the tool's answer; a paged operation's answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.</summary>
+    private static async Task<string> RunAsync<T>(Func<Task<ApiResult<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null, IProgress<global::ModelContextProtocol.ProgressNotificationValue>? progress = null)
     {
         ApiResult<T> result;
+        if (progress is not null)
+        {
+            // How a long-running operation stands, as MCP progress notifications (when the client asked for them).
+            var reports = 0;
+            ApiRequest.Progress.Value = message => progress.Report(new global::ModelContextProtocol.ProgressNotificationValue { Progress = ++reports, Message = message });
+        }
         try
         {
             result = await call().ConfigureAwait(false);
@@ -119,6 +125,11 @@ public static partial class McpTools
         {
             notes.Headers = result.Headers;
             notes.Mismatch = result.Mismatch;
+            // Said apart from the answer, which may be cut before the link.
+            if (nextLinkName is not null && result.Body is JsonElement { ValueKind: JsonValueKind.Object } page && page.TryGetProperty(nextLinkName, out var link) && link.ValueKind == JsonValueKind.String && link.GetString() is { Length: > 0 } next)
+            {
+                notes.NextPage = $"There is a next page: call {nextTool} with the same arguments and {nextArgument} = {JsonSerializer.Serialize(next, ApiJson.Options)}.";
+            }
         }
         if (result.CutText is { } start)
         {
@@ -164,6 +175,8 @@ public static partial class McpTools
         public IReadOnlyList<KeyValuePair<string, string>> Headers { get; set; } = [];
 
         public string? Mismatch { get; set; }
+
+        public string? NextPage { get; set; }
     }
 
     /// <summary>The JSON Schema of a tool's arguments, as the host publishes it and checks calls against it: the spec's constraints, which the C# parameter types cannot carry.</summary>

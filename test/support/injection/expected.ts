@@ -220,7 +220,7 @@ export function declarationProblems(index: number, api: PreparedApi, plan: NameP
         const text = attribute(actual.attributes, DESCRIPTION)?.args[0];
         expectAttributeText(problems, `${what}(${actual.name}) [Description]`, text, parameter.schemaDescription);
         if (parameter.source.kind === 'parameter') expectContains(problems, `${what}(${actual.name}) [Description]`, text, parameter.source.parameter.facts.description);
-        else expectContains(problems, `${what}(body) [Description]`, text, parameter.source.body.description);
+        else if (parameter.source.kind === 'body') expectContains(problems, `${what}(body) [Description]`, text, parameter.source.body.description);
       });
     }
     problems.push(...diffNames(`tool names of ${namespace}`, toolNames, [...new Set(toolNames)]));

@@ -30,6 +30,11 @@ public enum ApiCredentialKind
     Basic,
     /// <summary>OAuth2 client credentials: a token fetched from the token URL, cached and refreshed.</summary>
     OAuth2ClientCredentials,
+    /// <summary>
+    /// <c>Authorization: Bearer</c> with a token the host obtains (<see cref="ApiCredential.TokenSource"/>: Azure.Identity's
+    /// DefaultAzureCredential, say), cached until a few minutes before it expires; a configured token wins.
+    /// </summary>
+    Token,
 }
 
 /// <summary>One security scheme of the API and the credential configured for it.</summary>
@@ -60,6 +65,9 @@ public sealed class ApiCredential
     /// <summary>Space-separated OAuth2 scopes to ask for, if any.</summary>
     public string? Scopes { get; init; }
 
+    /// <summary>For <see cref="ApiCredentialKind.Token"/>: where tokens come from, and when each expires.</summary>
+    public Func<CancellationToken, ValueTask<(string Token, DateTimeOffset ExpiresOn)>>? TokenSource { get; init; }
+
     /// <summary>The settings that hold this credential, for messages (never their values).</summary>
     public required string Settings { get; init; }
 
@@ -68,6 +76,7 @@ public sealed class ApiCredential
     {
         ApiCredentialKind.Basic => !string.IsNullOrEmpty(Username) && Password is not null,
         ApiCredentialKind.OAuth2ClientCredentials => !string.IsNullOrEmpty(Value) || (!string.IsNullOrEmpty(ClientId) && !string.IsNullOrEmpty(ClientSecret) && !string.IsNullOrEmpty(TokenUrl)),
+        ApiCredentialKind.Token => !string.IsNullOrEmpty(Value) || TokenSource is not null,
         _ => !string.IsNullOrEmpty(Value),
     };
 }
@@ -127,7 +136,7 @@ public sealed class ApiCredentials
                 ?? throw new ApiCredentialsException(owner.Describe(alternatives));
             await owner.ApplyAsync(request, chosen, refresh: false, cancellationToken).ConfigureAwait(false);
             var response = await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
-            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind == ApiCredentialKind.OAuth2ClientCredentials && string.IsNullOrEmpty(c.Value)))
+            if (response.StatusCode != HttpStatusCode.Unauthorized || !chosen.Any(c => c.Kind is ApiCredentialKind.OAuth2ClientCredentials or ApiCredentialKind.Token && string.IsNullOrEmpty(c.Value)))
             {
                 return response;
             }
@@ -211,7 +220,7 @@ public sealed class ApiCredentials
     {
         foreach (var credential in credentials)
         {
-            if (refresh && credential.Kind != ApiCredentialKind.OAuth2ClientCredentials)
+            if (refresh && credential.Kind is not (ApiCredentialKind.OAuth2ClientCredentials or ApiCredentialKind.Token))
             {
                 continue; // a retried request already carries the other credentials
             }
@@ -243,50 +252,91 @@ public sealed class ApiCredentials
                     var token = string.IsNullOrEmpty(credential.Value) ? await TokenAsync(credential, request.RequestUri, refresh, cancellationToken).ConfigureAwait(false) : credential.Value;
                     request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
                     break;
+                case ApiCredentialKind.Token:
+                    var sourced = string.IsNullOrEmpty(credential.Value) ? await SourcedTokenAsync(credential, refresh, cancellationToken).ConfigureAwait(false) : credential.Value;
+                    request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", sourced);
+                    break;
             }
         }
     }
 
-    /// <summary>A cached token, fetched again when it is within a minute of expiring or was refused.</summary>
-    private async Task<string> TokenAsync(ApiCredential credential, Uri? requestUri, bool refresh, CancellationToken cancellationToken)
+    /// <summary>How long before it expires a token from a token source is fetched again (as Azure's SDKs refresh theirs).</summary>
+    private static readonly TimeSpan SourcedRefreshMargin = TimeSpan.FromMinutes(5);
+
+    /// <summary>A token from the credential's token source, cached until it nears its end or was refused.</summary>
+    private Task<string> SourcedTokenAsync(ApiCredential credential, bool refresh, CancellationToken cancellationToken) =>
+        CachedTokenAsync(credential.Scheme, SourcedRefreshMargin, refresh, async () =>
+        {
+            try
+            {
+                return await credential.TokenSource!(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+            {
+                throw new ApiCredentialsException($"no token for '{credential.Scheme}': {ApiErrorMessages.Reason(exception)} (set {credential.Settings})");
+            }
+        }, cancellationToken);
+
+    /// <summary>The scheme's cached token, else (or when it was refused) a new one from <paramref name="fetch"/>, one fetch at a time.</summary>
+    private async Task<string> CachedTokenAsync(string scheme, TimeSpan margin, bool refresh, Func<Task<(string Token, DateTimeOffset Expires)>> fetch, CancellationToken cancellationToken)
     {
-        if (!refresh && tokens.TryGetValue(credential.Scheme, out var cached) && cached.Expires - RefreshMargin > DateTimeOffset.UtcNow)
+        if (!refresh && tokens.TryGetValue(scheme, out var cached) && cached.Expires - margin > DateTimeOffset.UtcNow)
         {
             return cached.Token;
         }
         await tokenLock.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            if (!refresh && tokens.TryGetValue(credential.Scheme, out cached) && cached.Expires - RefreshMargin > DateTimeOffset.UtcNow)
+            if (!refresh && tokens.TryGetValue(scheme, out cached) && cached.Expires - margin > DateTimeOffset.UtcNow)
             {
                 return cached.Token;
             }
-            var tokenUrl = requestUri is not null && Uri.TryCreate(requestUri, credential.TokenUrl, out var resolved) ? resolved : new Uri(credential.TokenUrl!);
-            var form = new List<KeyValuePair<string, string>> { new("grant_type", "client_credentials") };
-            if (!string.IsNullOrWhiteSpace(credential.Scopes))
+            var fresh = await fetch().ConfigureAwait(false);
+            ApiSecrets.Add(fresh.Token);
+            tokens[scheme] = fresh;
+            return fresh.Token;
+        }
+        finally
+        {
+            tokenLock.Release();
+        }
+    }
+
+    /// <summary>A cached OAuth2 client-credentials token, fetched again when it is within a minute of expiring or was refused.</summary>
+    private Task<string> TokenAsync(ApiCredential credential, Uri? requestUri, bool refresh, CancellationToken cancellationToken) =>
+        CachedTokenAsync(credential.Scheme, RefreshMargin, refresh, () => FetchTokenAsync(credential, requestUri, cancellationToken), cancellationToken);
+
+    /// <summary>A new token from the credential's token URL (client credentials grant).</summary>
+    private async Task<(string Token, DateTimeOffset Expires)> FetchTokenAsync(ApiCredential credential, Uri? requestUri, CancellationToken cancellationToken)
+    {
+        var tokenUrl = requestUri is not null && Uri.TryCreate(requestUri, credential.TokenUrl, out var resolved) ? resolved : new Uri(credential.TokenUrl!);
+        var form = new List<KeyValuePair<string, string>> { new("grant_type", "client_credentials") };
+        if (!string.IsNullOrWhiteSpace(credential.Scopes))
+        {
+            form.Add(new("scope", credential.Scopes));
+        }
+        using var message = new HttpRequestMessage(HttpMethod.Post, tokenUrl) { Content = new FormUrlEncodedContent(form) };
+        var clientPair = Encoding.UTF8.GetBytes($"{Uri.EscapeDataString(credential.ClientId!)}:{Uri.EscapeDataString(credential.ClientSecret!)}");
+        ApiSecrets.Add(Convert.ToBase64String(clientPair));
+        message.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(clientPair));
+        HttpResponseMessage response;
+        try
+        {
+            response = await tokenClient.SendAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (HttpRequestException exception)
+        {
+            throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} could not be reached ({exception.HttpRequestError})");
+        }
+        using (response)
+        {
+            if (!response.IsSuccessStatusCode)
             {
-                form.Add(new("scope", credential.Scopes));
+                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} answered HTTP {(int)response.StatusCode}; check {credential.Settings}");
             }
-            using var message = new HttpRequestMessage(HttpMethod.Post, tokenUrl) { Content = new FormUrlEncodedContent(form) };
-            var clientPair = Encoding.UTF8.GetBytes($"{Uri.EscapeDataString(credential.ClientId!)}:{Uri.EscapeDataString(credential.ClientSecret!)}");
-            ApiSecrets.Add(Convert.ToBase64String(clientPair));
-            message.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(clientPair));
-            HttpResponseMessage response;
+            var (body, _) = await ApiRequest.ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
             try
             {
-                response = await tokenClient.SendAsync(message, cancellationToken).ConfigureAwait(false);
-            }
-            catch (HttpRequestException exception)
-            {
-                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} could not be reached ({exception.HttpRequestError})");
-            }
-            using (response)
-            {
-                if (!response.IsSuccessStatusCode)
-                {
-                    throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': {tokenUrl} answered HTTP {(int)response.StatusCode}; check {credential.Settings}");
-                }
-                var (body, _) = await ApiRequest.ReadCappedAsync(response.Content, ApiLimits.MaxErrorBodyBytes, cancellationToken).ConfigureAwait(false);
                 using var document = JsonDocument.Parse(body);
                 var root = document.RootElement;
                 if (!root.TryGetProperty("access_token", out var accessToken) || accessToken.GetString() is not { Length: > 0 } token)
@@ -294,18 +344,12 @@ public sealed class ApiCredentials
                     throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the answer of {tokenUrl} has no access_token");
                 }
                 var seconds = root.TryGetProperty("expires_in", out var expiresIn) && expiresIn.TryGetInt32(out var value) ? value : 3600;
-                ApiSecrets.Add(token);
-                tokens[credential.Scheme] = (token, DateTimeOffset.UtcNow.AddSeconds(seconds));
-                return token;
+                return (token, DateTimeOffset.UtcNow.AddSeconds(seconds));
             }
-        }
-        catch (JsonException)
-        {
-            throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the token endpoint did not answer JSON");
-        }
-        finally
-        {
-            tokenLock.Release();
+            catch (JsonException)
+            {
+                throw new ApiCredentialsException($"no OAuth2 token for '{credential.Scheme}': the token endpoint did not answer JSON");
+            }
         }
     }
 

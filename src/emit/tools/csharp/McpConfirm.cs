@@ -156,13 +156,17 @@ internal static class McpConfirm
     /// </summary>
     private static string Request(McpTools.ConfirmAttribute mark, IDictionary<string, JsonElement> arguments)
     {
-        var request = Regex.Replace(mark.Request, @"\{([^}]*)\}", m => arguments.TryGetValue(m.Groups[1].Value, out var value) && value.ValueKind is not (JsonValueKind.Null or JsonValueKind.Undefined)
-            ? (IsCredential(m.Groups[1].Value) ? "[redacted]" : Middle(value.ValueKind == JsonValueKind.String ? value.GetString() ?? "" : value.GetRawText(), MaxValueLength))
-            : "{}");
-        // A query argument not given is not sent: neither is its pair shown.
-        var parts = request.Split('?', 2);
-        var query = parts.Length > 1 ? string.Join("&", parts[1].Split('&').Where(pair => !pair.EndsWith("={}", StringComparison.Ordinal))) : "";
-        return ApiSecrets.Redact(BasePath + parts[0] + (query.Length > 0 ? "?" + query : ""));
+        // An argument not given: a path one is the client's own value, shown by its name ({subscriptionId}); a query
+        // one is not sent, and neither is its pair shown.
+        string? Given(string name) => arguments.TryGetValue(name, out var value) && value.ValueKind is not (JsonValueKind.Null or JsonValueKind.Undefined)
+            ? (IsCredential(name) ? "[redacted]" : Middle(value.ValueKind == JsonValueKind.String ? value.GetString() ?? "" : value.GetRawText(), MaxValueLength))
+            : null;
+        string Fill(string template) => Regex.Replace(template, @"\{([^}]*)\}", m => Given(m.Groups[1].Value) ?? m.Value);
+        var parts = mark.Request.Split('?', 2);
+        var query = parts.Length > 1
+            ? string.Join("&", parts[1].Split('&').Where(pair => Regex.Match(pair, @"=\{([^}]*)\}$") is not { Success: true } placeholder || Given(placeholder.Groups[1].Value) is not null).Select(Fill))
+            : "";
+        return ApiSecrets.Redact(BasePath + Fill(parts[0]) + (query.Length > 0 ? "?" + query : ""));
     }
 
     /// <summary>

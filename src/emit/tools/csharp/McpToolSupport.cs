@@ -99,6 +99,10 @@ internal static class McpToolSupport
                 // Beside the JSON, never inside it: pagination (Link), totals and rate-limit budgets.
                 result.Content.Add(new TextContentBlock { Text = "Response headers:\n" + string.Join("\n", notes.Headers.Select(h => $"{h.Key}: {h.Value}")) });
             }
+            if (notes.NextPage is { } nextPage)
+            {
+                result.Content.Add(new TextContentBlock { Text = nextPage });
+            }
         }
         foreach (var block in result.Content.OfType<TextContentBlock>())
         {

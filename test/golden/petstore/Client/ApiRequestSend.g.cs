@@ -45,6 +45,22 @@ public sealed partial class ApiRequest
         var target = new Uri(
             (baseUrl.EndsWith('/') ? baseUrl : baseUrl + "/") + path + (pairs.Any() ? "?" + string.Join("&", pairs) : string.Empty),
             new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true });
+        if (resumeToken is not null)
+        {
+            // A long-running operation a previous answer said was still running: watched again, nothing sent.
+            return Unsign(resumeToken) is { } resumed && SameOrigin(resumed.Url, httpClient.BaseAddress)
+                ? await FollowAsync(httpClient, resumed, ApiResult<T>.Read(202, default, null, null), cancellationToken).ConfigureAwait(false)
+                : Failure<T>(null, $"{Display} was not sent: the operation token is not one this server gave (tokens of a restarted server, or of another replica without the same OPERATION_KEY, are not)");
+        }
+        if (nextLink is not null)
+        {
+            // The next page, as the previous answer named it: sent only where it is this operation on the API's origin.
+            if (NextPageTarget(httpClient.BaseAddress) is not { } page)
+            {
+                return Failure<T>(null, $"{Display} was not sent: the nextLink is not a next page of this operation (it must be a URL on the API's origin, {httpClient.BaseAddress.GetLeftPart(UriPartial.Authority)}, with this operation's path)");
+            }
+            target = page;
+        }
         // HttpClient.Timeout stops counting when the headers arrive: this deadline covers the body too.
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (httpClient.Timeout != Timeout.InfiniteTimeSpan)
@@ -105,7 +121,11 @@ public sealed partial class ApiRequest
                     var errorBody = await ReadErrorBodyAsync(response, token).ConfigureAwait(false);
                     return ApiResult<T>.Failure(new ApiError(status, ApiSecrets.Redact(ApiErrorMessages.Describe(this, response, errorBody)), ApiSecrets.Redact(errorBody)));
                 }
-                return await ReadSuccessAsync<T>(response, responseKind, token).ConfigureAwait(false);
+                var result = await ReadSuccessAsync<T>(response, responseKind, token).ConfigureAwait(false);
+                // A long-running operation's first answer: watched until it ends, outside this exchange's deadline.
+                return longRunning && WatchOf(response, target, httpClient.BaseAddress, result.Body is JsonElement body ? body : null) is { } watch
+                    ? await FollowAsync(httpClient, watch, result, cancellationToken).ConfigureAwait(false)
+                    : result;
             }
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
@@ -128,6 +148,42 @@ public sealed partial class ApiRequest
         {
             return Failure<T>(null, $"{Display} failed before a complete response arrived: {ApiErrorMessages.Reason(exception)}");
         }
+    }
+
+    private string? nextLink;
+    private string? nextLinkPath;
+
+    /// <summary>
+    /// A paged operation's next page (<c>x-ms-pageable</c>): when <paramref name="link"/> is given, the request goes to it
+    /// as it is, query and all, instead of the path and query built from the arguments, provided it is on the API's
+    /// origin and its path (after the base URL's) matches <paramref name="pathPattern"/>, this operation's own. The same
+    /// credentials, limits and redaction apply; anything else is refused and nothing is sent.
+    /// </summary>
+    public ApiRequest NextLink(string? link, string pathPattern)
+    {
+        nextLink = string.IsNullOrWhiteSpace(link) ? null : link.Trim();
+        nextLinkPath = pathPattern;
+        return this;
+    }
+
+    /// <summary>The next page's URL, where it is on the API's origin and this operation's path; else null.</summary>
+    private Uri? NextPageTarget(Uri baseAddress)
+    {
+        if (nextLink is null || nextLinkPath is null || !Uri.TryCreate(baseAddress, nextLink, out var page) || !SameOrigin(page, baseAddress) || page.UserInfo.Length > 0 || page.Fragment.Length > 0)
+        {
+            return null;
+        }
+        var basePath = baseAddress.AbsolutePath.TrimEnd('/') + "/";
+        var pagePath = page.AbsolutePath;
+        if (!pagePath.StartsWith(basePath, StringComparison.Ordinal))
+        {
+            return null;
+        }
+        var own = pagePath[basePath.Length..];
+        return System.Text.RegularExpressions.Regex.IsMatch(own, nextLinkPath, System.Text.RegularExpressions.RegexOptions.CultureInvariant, TimeSpan.FromSeconds(1)) && !own.Split('/').Any(segment => segment is "." or ".." || Uri.UnescapeDataString(segment) is "." or "..")
+            // The query as the link has it, byte for byte (a $skiptoken is opaque).
+            ? new Uri(page.GetLeftPart(UriPartial.Path) + (nextLink.IndexOf('?') is var at and >= 0 ? nextLink[at..] : string.Empty), new UriCreationOptions { DangerousDisablePathAndQueryCanonicalization = true })
+            : null;
     }
 
     /// <summary>When the call a request belongs to runs out of time (its timeout covers every attempt).</summary>

@@ -182,6 +182,9 @@ public static class ApiLimits
 
     /// <summary>A binary body (a tool returns up to this much in base64).</summary>
     public static int MaxBinaryBytes { get; set; } = 64 * 1024;
+
+    /// <summary>How long a call watches a long-running operation before it answers that the operation is still running.</summary>
+    public static double LongRunningWaitSeconds { get; set; } = 50;
 }
 
 /// <summary>
