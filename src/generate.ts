@@ -4,11 +4,11 @@ import { loadSpec, type LoadedSpec, type LoadOptions } from './load/document.js'
 import { buildModel } from './model/build.js';
 import type { ApiModel, Operation } from './model/types.js';
 import { planClientParameters, planNames, type NamePlan } from './names/plan.js';
-import { identifier, isValidNamespace, kebabName, words } from './names/identifiers.js';
+import { identifier, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client/client.js';
 import type { GeneratedFile } from './emit/shared/file.js';
 import { emitTools, INPUT_SCHEMAS_FILE } from './emit/tools/tools.js';
-import { emitHost, TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
+import { emitHost, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
 import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
 import { searchMap } from './emit/discovery/search-map.js';
@@ -18,12 +18,11 @@ import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { packageVersionOf } from './emit/project/nuget.js';
 import type { PackageInfo } from './emit/project/host-options.js';
-import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
-import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
 import { checkSearch } from './emit/discovery/hybrid.js';
 import { emitResources, planResources } from './emit/resources/resources.js';
+import { checkConfirm, checkCredential, checkMode, checkNamespace, checkResources, checkServerName, hostTransport } from './option-checks.js';
 
 export type { GeneratedFile };
 
@@ -144,17 +143,6 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(options.package === true && { package: packageInfo(options) }),
     ...(options.regenerate !== undefined && { regenerate: options.regenerate }),
   }, projectName(options.serverName));
-}
-
-/** Whether `--credential azure` asks for Azure.Identity: for an API with an Azure AD scheme (`settings`, the default: no). */
-function checkCredential(options: HostProjectOptions): boolean {
-  const credential = options.credential ?? 'settings';
-  if (credential !== 'settings' && credential !== 'azure') throw new GeneratorError('usage', `--credential ${JSON.stringify(credential)} is not one of settings, azure`);
-  if (credential === 'settings') return false;
-  if (options.api !== undefined && !options.api.model.securitySchemes.some((scheme) => scheme.kind === 'accessToken' && scheme.azure)) {
-    throw new GeneratorError('usage', '--credential azure: the API declares no Azure AD (login.microsoftonline.com) OAuth2 scheme to get tokens for');
-  }
-  return true;
 }
 
 /** The NuGet package: named as the project, versioned as the API when NuGet can take its version. */
@@ -313,58 +301,4 @@ function serverLocation(options: { serverName: string; outputDir: string; launch
 /** The C# project, assembly and namespace name for a server name: `petstore api` → `PetstoreApi`. */
 export function projectName(serverName: string): string {
   return identifier(words(serverName), 'pascal', 'McpServer').replace(/^@/, '');
-}
-
-function checkServerName(serverName: string): void {
-  if (serverName.trim() === '') throw new GeneratorError('usage', '--server-name must not be empty');
-  if (/[\u0000-\u001f"\\]/.test(serverName)) throw new GeneratorError('usage', '--server-name must not contain quotes, backslashes or control characters');
-}
-
-function checkConfirm(confirm: string | undefined): ConfirmPolicy | undefined {
-  if (confirm === undefined) return undefined;
-  if (!(CONFIRM_POLICIES as readonly string[]).includes(confirm)) throw new GeneratorError('usage', `--confirm ${JSON.stringify(confirm)} is not one of ${CONFIRM_POLICIES.join(', ')}`);
-  return confirm as ConfirmPolicy;
-}
-
-function checkMode(mode: string | undefined): ToolMode {
-  if (mode === undefined) return 'operations';
-  if (!(TOOL_MODES as readonly string[]).includes(mode)) throw new GeneratorError('usage', `--mode ${JSON.stringify(mode)} is not one of ${TOOL_MODES.join(', ')}`);
-  return mode as ToolMode;
-}
-
-/** The transport, and the header credentials are forwarded from: only over HTTP, a header name, for an API that takes credentials. */
-function hostTransport(options: HostProjectOptions): { transport: Transport; forwardAuth?: string; auth?: AuthMode; upstreamTokenExchange?: boolean } {
-  const transport = options.transport ?? 'stdio';
-  if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new GeneratorError('usage', `--transport ${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}`);
-  const auth = checkAuth(options.auth, transport);
-  if (options.upstreamTokenExchange === true) {
-    if (auth === undefined) throw new GeneratorError('usage', '--upstream-token-exchange needs --auth oauth: it exchanges the caller\'s MCP access token');
-    if (options.forwardAuth !== undefined) throw new GeneratorError('usage', '--upstream-token-exchange and --forward-auth both give each call\'s API credential: choose one');
-    if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--upstream-token-exchange: the API declares no security scheme to send the exchanged token for (give --openapi-url for host)');
-    return { transport, auth: auth as AuthMode, upstreamTokenExchange: true };
-  }
-  const header = options.forwardAuth;
-  if (header === undefined) return { transport, ...(auth !== undefined && { auth }) };
-  if (auth !== undefined && header.toLowerCase() === 'authorization') throw new GeneratorError('usage', '--forward-auth Authorization with --auth oauth: that header carries the caller\'s MCP access token, which is never sent to the API; forward another header');
-  if (transport !== 'http') throw new GeneratorError('usage', '--forward-auth needs --transport http: a stdio server has one user, whose credentials are its settings');
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) throw new GeneratorError('usage', `--forward-auth ${JSON.stringify(header)} is not an HTTP header name`);
-  if ((options.api?.model.securitySchemes ?? []).length === 0) throw new GeneratorError('usage', '--forward-auth: the API declares no security scheme whose credential could be forwarded (give --openapi-url for host)');
-  return { transport, forwardAuth: header, ...(auth !== undefined && { auth }) };
-}
-
-/** Resources are read without the per-operation OAuth scope check tools/call has: not with --auth oauth. */
-function checkResources(options: HostProjectOptions): true {
-  if (options.auth === 'oauth') throw new GeneratorError('usage', `--resources with --auth ${options.auth}: resources/read is not checked against the OAuth scopes of the operations, as tools/call is; leave out --resources`);
-  return true;
-}
-
-function checkAuth(auth: string | undefined, transport: Transport): AuthMode | undefined {
-  if (auth === undefined) return undefined;
-  if (!(AUTH_MODES as readonly string[]).includes(auth)) throw new GeneratorError('usage', `--auth ${JSON.stringify(auth)} is not one of ${AUTH_MODES.join(', ')}`);
-  if (transport !== 'http') throw new GeneratorError('usage', `--auth ${auth} needs --transport http: a stdio server is started by its one user's own client`);
-  return auth as AuthMode;
-}
-
-function checkNamespace(namespace: string, option: string): void {
-  if (!isValidNamespace(namespace)) throw new GeneratorError('usage', `${option} ${JSON.stringify(namespace)} is not a valid C# namespace (dotted identifiers such as Petstore.Client)`);
 }

@@ -142,7 +142,7 @@ test('client writes the client files (models, client, runtime); --help lists the
   const dir = join(tmp, 'client');
   const result = await cli(['client', '-u', EXAMPLE_SPEC, '-o', dir, '-n', 'Petstore.Client']);
   assert.equal(result.code, 0, result.err);
-  assert.deepEqual((await readdir(dir)).sort(), ['ApiClient.g.cs', 'ApiErrorMessages.g.cs', 'ApiRequest.g.cs', 'ApiRequestBodies.g.cs', 'ApiRequestSend.g.cs', 'ApiResponseRead.g.cs', 'ApiRuntime.g.cs', 'Models.g.cs']);
+  assert.deepEqual((await readdir(dir)).sort(), ['ApiClient.g.cs', 'ApiErrorMessages.g.cs', 'ApiLongRunning.g.cs', 'ApiRequest.g.cs', 'ApiRequestBodies.g.cs', 'ApiRequestSend.g.cs', 'ApiResponseRead.g.cs', 'ApiRuntime.g.cs', 'Models.g.cs']);
   const help = await cli(['--help']);
   assert.equal(help.code, 0);
   for (const command of ['client', 'tools', 'host', 'init']) assert.match(help.out, new RegExp(`\\n  ${command} `));
@@ -156,7 +156,7 @@ test('--check compares instead of writing: exit 0 when up to date, 5 with the st
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0'])).code, 0);
   const fresh = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--check']);
   assert.equal(fresh.code, 0, fresh.err);
-  assert.match(fresh.out, /^Up to date: 21 files/);
+  assert.match(fresh.out, /^Up to date: 22 files/);
   await writeFile(join(dir, 'McpTools.g.cs'), 'edited');
   const stale = await cli(['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Petstore', '--server-name', 'Petstore', '--ext-namespace', 'Petstore.Client', '--check']);
   assert.equal(stale.code, EXIT_CODES.stale);

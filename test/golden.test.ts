@@ -11,7 +11,7 @@ test('the generated example project matches the golden files (npm run golden:upd
     assert.equal(file.content, golden?.content, `${file.path} differs from its golden file`);
   }
   assert.deepEqual(generated.map((f) => f.path), [
-    'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
+    'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiLongRunning.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
     'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpAudit.cs', 'McpCaller.cs', 'McpTelemetry.cs', 'McpTelemetrySetup.cs', 'McpToolCatalog.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });

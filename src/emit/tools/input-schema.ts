@@ -1,12 +1,14 @@
 import type { ApiModel, Operation, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
-import { bareName, unique } from '../../names/identifiers.js';
+import { bareName } from '../../names/identifiers.js';
 import { valueDescription } from '../shared/describe.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
 import { jsonText } from '../shared/writer.js';
+import { DEFINED_LENGTH, argumentTypeName, type SchemaDefinitions } from './schema-definitions.js';
 import { allowNull, enumKeyword, fits, pick, pin, primitiveSchema, type JsonSchema } from './schema-keywords.js';
 
 export type { JsonSchema } from './schema-keywords.js';
+export { DEFINED_LENGTH, SchemaDefinitions } from './schema-definitions.js';
 
 /** Nested objects deeper than this are published as plain objects. */
 const MAX_DEPTH = 12;
@@ -80,52 +82,6 @@ function argumentText(model: ApiModel, p: MethodParameter, plan: NamePlan, defin
   else if (inner !== '') parts.push(inner);
   if (defaultValue !== undefined) parts.push(`"default":${jsonText(defaultValue)}`);
   return `{${parts.join(',')}}`;
-}
-
-/** The shortest argument schema (its members' text) written once among the definitions rather than in each tool. */
-export const DEFINED_LENGTH = 256;
-
-/**
- * The argument schemas the tools of one file share, each written once by name (`McpInputSchemas.g.json`), for tools
- * to refer to: the members of a schema's JSON object, which `"$ref":"#/$defs/<name>"` stands for in a tool's schema.
- * (No schema the generator writes has a `$ref` of its own: every type is inlined, so the marker means only this.)
- */
-export class SchemaDefinitions {
-  readonly #byText = new Map<string, string>();
-  readonly #taken = new Set<string>();
-  readonly byName = new Map<string, string>();
-
-  /** The marker for a schema's members, named after its type (the first name a text gets is its name). */
-  reference(inner: string, typeName: string): string {
-    let name = this.#byText.get(inner);
-    if (name === undefined) {
-      name = unique(typeName, this.#taken);
-      this.#byText.set(inner, name);
-      this.byName.set(name, inner);
-    }
-    return `"$ref":"#/$defs/${name}"`;
-  }
-
-  /**
-   * McpInputSchemas.g.json: `$defs`, each name's schema in the order they were first met, and where given `tools`, each
-   * tool's schema (with its markers), one a line.
-   */
-  toJson(tools: ReadonlyMap<string, string> = new Map()): string {
-    const entries = (list: Iterable<[string, string]>): string => [...list].map(([name, text]) => `  ${jsonText(name)}:${text}`).join(',\n');
-    const defs = entries([...this.byName].map(([name, inner]) => [name, `{${inner}}`]));
-    return `{"$defs":{\n${defs}\n}${tools.size > 0 ? `,"tools":{\n${entries(tools)}\n}` : ''}}\n`;
-  }
-}
-
-/** The name a definition of an argument's schema takes: its type's (a record's name, `…List` for a list of them). */
-function argumentTypeName(p: MethodParameter, plan: NamePlan): string {
-  const type = p.source.kind === 'parameter' ? p.source.parameter.type : p.source.kind === 'body' ? p.source.body.type : undefined;
-  const named = (t: typeof type): string | undefined => t?.kind === 'object' ? plan.types.get(t.id)?.name
-    : t?.kind === 'array' ? (named(t.items) ?? 'Item') + 'List'
-    : t?.kind === 'map' ? (named(t.values) ?? 'Value') + 'Map'
-    : t?.kind === 'any' && t.union ? (named(t.union.variants[0]) ?? 'Value') + 'Union'
-    : undefined;
-  return named(type) ?? `${bareName(p.name).replace(/^./, (c) => c.toUpperCase())}Schema`;
 }
 
 /** The JSON text of schemas, made once each (the schemas are never changed after they are made). */
