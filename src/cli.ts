@@ -123,7 +123,7 @@ function buildProgram(io: Io): Command {
     });
 
   program.command('host')
-    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP (<Name>.csproj, Program.cs, McpArgumentErrors.cs, McpToolSupport.cs, McpCaller.cs; McpToolCatalog.cs in operations mode, McpDiscovery.cs, McpSearch.cs and McpSearchQuery.cs in discovery mode, with --search hybrid McpSearchEmbeddings.cs and McpSearchFusion.cs too; McpResourceSupport.cs with --resources; Dockerfile, .dockerignore and kubernetes.yaml over HTTP)')
+    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP: <Name>.csproj and Program.cs, and in Mcp/ the settings (McpSettings.g.cs) and the support files of the chosen mode and options (McpToolCatalog.cs in operations mode; the search in discovery and code mode; McpHttpAccess.cs and the other HTTP files over HTTP); Dockerfile, .dockerignore and kubernetes.yaml over HTTP')
     .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')

@@ -4,8 +4,7 @@
 import { GeneratorError } from './errors.js';
 import type { ApiModel } from './model/types.js';
 import { isValidNamespace } from './names/identifiers.js';
-import { TOOL_MODES, TRANSPORTS, type ToolMode, type Transport } from './emit/project/host.js';
-import { AUTH_MODES, type AuthMode } from './emit/http/authorization.js';
+import { AUTH_MODES, TOOL_MODES, TRANSPORTS, type AuthMode, type ToolMode, type Transport } from './emit/project/host-options.js';
 import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
 
 /** The host options these checks read. */

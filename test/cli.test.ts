@@ -156,7 +156,7 @@ test('--check compares instead of writing: exit 0 when up to date, 5 with the st
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0'])).code, 0);
   const fresh = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--check']);
   assert.equal(fresh.code, 0, fresh.err);
-  assert.match(fresh.out, /^Up to date: 22 files/);
+  assert.match(fresh.out, /^Up to date: 24 files/);
   await writeFile(join(dir, 'McpTools.g.cs'), 'edited');
   const stale = await cli(['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Petstore', '--server-name', 'Petstore', '--ext-namespace', 'Petstore.Client', '--check']);
   assert.equal(stale.code, EXIT_CODES.stale);

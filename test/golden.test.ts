@@ -12,7 +12,8 @@ test('the generated example project matches the golden files (npm run golden:upd
   }
   assert.deepEqual(generated.map((f) => f.path), [
     'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiLongRunning.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
-    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'McpArgumentErrors.cs', 'McpAudit.cs', 'McpCaller.cs', 'McpTelemetry.cs', 'McpTelemetrySetup.cs', 'McpToolCatalog.cs', 'McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
+    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'Mcp/McpArgumentErrors.cs', 'Mcp/McpAudit.cs', 'Mcp/McpCaller.cs', 'Mcp/McpHostSetup.cs',
+    'Mcp/McpSettings.g.cs', 'Mcp/McpTelemetry.cs', 'Mcp/McpTelemetrySetup.cs', 'Mcp/McpToolCatalog.cs', 'Mcp/McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });
 
@@ -21,11 +22,15 @@ test('the generated example project matches the golden files (npm run golden:upd
  * byte the same, and only discovery and code mode leave a file out: McpToolCatalog.cs, which serves operations mode's tools.
  */
 const VARIANT_FILES: Record<GoldenVariant, string[]> = {
-  discovery: ['McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
-  code: ['McpCode.cs', 'McpDiscovery.cs', 'McpDiscoveryText.g.cs', 'McpScriptAdmission.cs', 'McpScriptMemory.cs', 'McpScriptPool.cs', 'McpScriptProcess.cs', 'McpScriptRunner.cs', 'McpScriptSandbox.cs', 'McpSearch.cs', 'McpSearchIndex.g.json', 'McpSearchQuery.cs', 'McpSignatures.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
-  http: ['.dockerignore', 'Dockerfile', 'McpHttpAccess.cs', 'McpHttpLimits.cs', 'McpHttpProxies.cs', 'McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  discovery: ['Mcp/McpDiscovery.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
+  code: [
+    'Mcp/McpCode.cs', 'Mcp/McpDiscovery.cs', 'Mcp/McpScriptAdmission.cs', 'Mcp/McpScriptMemory.cs', 'Mcp/McpScriptPool.cs', 'Mcp/McpScriptProcess.cs', 'Mcp/McpScriptRunner.cs',
+    'Mcp/McpScriptSandbox.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'Mcp/McpSettings.g.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'McpSignatures.g.json',
+    'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json',
+  ],
+  http: ['.dockerignore', 'Dockerfile', 'Mcp/McpHostSetup.cs', 'Mcp/McpHttpAccess.cs', 'Mcp/McpHttpLimits.cs', 'Mcp/McpHttpProxies.cs', 'Mcp/McpSettings.g.cs', 'Mcp/McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
-  resources: ['McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
+  resources: ['Mcp/McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
 };
 
 for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {
@@ -36,7 +41,7 @@ for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {
     for (const file of generated) assert.equal(file.content, onDisk.find((f) => f.path === file.path)?.content, `${file.path} differs from its golden file`);
     assert.deepEqual(onDisk.map((f) => f.path), VARIANT_FILES[variant]);
     const paths = (await goldenProject(GOLDEN_VARIANTS[variant].options)).map((f) => f.path);
-    assert.deepEqual((await goldenProject()).map((f) => f.path).filter((path) => !paths.includes(path)), variant === 'discovery' || variant === 'code' ? ['McpToolCatalog.cs'] : []);
+    assert.deepEqual((await goldenProject()).map((f) => f.path).filter((path) => !paths.includes(path)), variant === 'discovery' || variant === 'code' ? ['Mcp/McpToolCatalog.cs'] : []);
   });
 }
 

@@ -5,7 +5,7 @@
  * its stemmer, to compare with the generator's.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { prepare } from '../../src/generate.js';
 import { planNames } from '../../src/names/plan.js';
@@ -40,7 +40,7 @@ export async function writeSearchHarness(dir: string, specPath: string, framewor
   const index = searchIndex(planNames(api.model), api.model.operations, api.model);
   await writeFile(join(dir, 'McpSearchIndex.json'), index);
   for (const file of emitDiscovery('Harness', 'Harness', 'the search harness')) {
-    if (file.path !== 'McpDiscovery.cs') await writeFile(join(dir, file.path), file.content);
+    if (basename(file.path) !== 'McpDiscovery.cs') await writeFile(join(dir, basename(file.path)), file.content);
   }
   await writeFile(join(dir, 'Program.cs'), PROGRAM);
   await writeFile(join(dir, 'Harness.csproj'), `<Project Sdk="Microsoft.NET.Sdk">

@@ -5,6 +5,7 @@ import { templates } from '../shared/templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { inputSchema } from '../tools/input-schema.js';
 import { signature } from './signature.js';
+import { supportPath } from '../project/feature.js';
 
 const template = templates('code');
 
@@ -66,17 +67,17 @@ export function emitCode(namespace: string, clientNamespace: string, source: str
     `    [McpTools.InputSchema(${rawStringLiteral(jsonText(tool.inputSchema))})]`,
   ].join('\n')]));
   return [
-    template('McpCode', 'McpCode.cs', namespace, source, clientNamespace, {
+    template('McpCode', supportPath('McpCode.cs'), namespace, source, clientNamespace, {
       ...fills,
       __TIMEOUT_SECONDS__: String(SCRIPT_LIMITS.timeoutSeconds), __MAX_STATEMENTS__: String(SCRIPT_LIMITS.maxStatements), __MAX_RECURSION__: String(SCRIPT_LIMITS.maxRecursion),
       __MAX_MEMORY_MB__: String(SCRIPT_LIMITS.maxMemoryMb), __MAX_CALLS__: String(SCRIPT_LIMITS.maxCalls),
     }),
-    template('McpScriptAdmission', 'McpScriptAdmission.cs', namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds), __QUEUE_PER_RUNNING__: String(SCRIPT_ADMISSION.queuePerRunning), __SHORT_SECONDS__: String(SCRIPT_ADMISSION.shortSeconds) }),
-    template('McpScriptProcess', 'McpScriptProcess.cs', namespace, source, clientNamespace, { __ROOM_MB__: String(SCRIPT_ROOM_MB) }),
-    template('McpScriptPool', 'McpScriptPool.cs', namespace, source, clientNamespace),
-    template('McpScriptMemory', 'McpScriptMemory.cs', namespace, source, clientNamespace),
-    template('McpScriptRunner', 'McpScriptRunner.cs', namespace, source, clientNamespace),
-    template('McpScriptSandbox', 'McpScriptSandbox.cs', namespace, source, clientNamespace),
+    template('McpScriptAdmission', supportPath('McpScriptAdmission.cs'), namespace, source, clientNamespace, { __QUEUE_WAIT_SECONDS__: String(SCRIPT_ADMISSION.queueWaitSeconds), __QUEUE_PER_RUNNING__: String(SCRIPT_ADMISSION.queuePerRunning), __SHORT_SECONDS__: String(SCRIPT_ADMISSION.shortSeconds) }),
+    template('McpScriptProcess', supportPath('McpScriptProcess.cs'), namespace, source, clientNamespace, { __ROOM_MB__: String(SCRIPT_ROOM_MB) }),
+    template('McpScriptPool', supportPath('McpScriptPool.cs'), namespace, source, clientNamespace),
+    template('McpScriptMemory', supportPath('McpScriptMemory.cs'), namespace, source, clientNamespace),
+    template('McpScriptRunner', supportPath('McpScriptRunner.cs'), namespace, source, clientNamespace),
+    template('McpScriptSandbox', supportPath('McpScriptSandbox.cs'), namespace, source, clientNamespace),
   ];
 }
 

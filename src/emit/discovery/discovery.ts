@@ -8,6 +8,7 @@ import { banner } from '../shared/banner.js';
 import type { SearchIndex } from './search-index.js';
 import type { Operation } from '../../model/types.js';
 import { toolHints } from '../tools/tools.js';
+import { supportPath, type HostFeature } from '../project/feature.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
 const template = templates('discovery');
@@ -131,13 +132,27 @@ export function emitDiscovery(namespace: string, clientNamespace: string, source
   const intents = Object.entries(INTENTS).map(([kind, verbs]) => `[${stringLiteral(kind)}] = [${list(new Set(verbs.map(stem)))}],`).join('\n        ');
   const phrasal = [...phrasalTerms()].map(([pair, verb]) => `[${stringLiteral(pair)}] = ${stringLiteral(verb)},`).join('\n        ');
   return [
-    template('McpDiscovery', 'McpDiscovery.cs', namespace, source, clientNamespace, fills),
-    template('McpSearch', 'McpSearch.cs', namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __RESOURCE_HELD__: String(RESOURCE_HELD), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
-    template('McpSearchQuery', 'McpSearchQuery.cs', namespace, source, clientNamespace, {
+    template('McpDiscovery', supportPath('McpDiscovery.cs'), namespace, source, clientNamespace, fills),
+    template('McpSearch', supportPath('McpSearch.cs'), namespace, source, clientNamespace, { __INTENT_BOOST__: String(INTENT_BOOST), __RESOURCE_MISS__: String(RESOURCE_MISS), __RESOURCE_HELD__: String(RESOURCE_HELD), __NAME_COVERAGE__: String(NAME_COVERAGE) }),
+    template('McpSearchQuery', supportPath('McpSearchQuery.cs'), namespace, source, clientNamespace, {
       __AGENT__: AGENT, __PERSON__: PERSON, __AUXILIARIES__: list(AUXILIARIES), __PRONOUNS__: list(PRONOUNS), __CEASING__: list(CEASING), __PREPOSITIONS__: list(PREPOSITIONS), __DETERMINERS__: list(DETERMINERS), __INTENTS__: intents, __STOP_WORDS__: list(STOP_WORDS), __PHRASAL_VERBS__: phrasal, __NEGATIONS__: list(NEGATIONS), __QUESTION_WORDS__: list(QUESTION_WORDS),
     }),
   ];
 }
+
+/** Discovery and code mode's search: the tools (in code mode, search_operations), the search and its index. */
+export const discoveryMode: HostFeature = {
+  applies: (options) => options.mode !== 'operations',
+  files: (options, source) => emitDiscovery(options.namespace, options.clientNamespace, source, options.mode),
+  packages: () => SEARCH_PACKAGES,
+  items: () => [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`],
+  program: (options) => (options.mode === 'discovery' ? {
+    server: [
+      '// Discovery mode: three tools that search the operations, describe one and call it.',
+      '.WithDiscoveryTools()',
+    ],
+  } : {}),
+};
 
 /** The annotations of call_operation and run_script, as McpDiscoveryText's constants: the least permissive of the operations'. */
 export function reachHints(operations: readonly Operation[]): { ReachReadOnly: boolean; ReachDestructive: boolean; ReachIdempotent: boolean } {

@@ -1,8 +1,7 @@
-import type { GeneratedFile } from '../shared/file.js';
-import type { CSharpWriter } from '../shared/writer.js';
 import { templates } from '../shared/templates.js';
 import { SEARCH_INDEX_FILE } from './discovery.js';
 import { GeneratorError } from '../../errors.js';
+import { supportPath, type HostFeature } from '../project/feature.js';
 
 /**
  * The hybrid search (`--search hybrid`, discovery and code mode): the lexical ranking fused by reciprocal rank with
@@ -41,13 +40,25 @@ export function checkSearch(search: string | undefined, mode: string | undefined
 /** The host's search is hybrid: asked for, and a mode with a search (discovery or code). */
 export const isHybrid = (options: { readonly search?: string; readonly mode: string }): boolean => options.search === 'hybrid' && options.mode !== 'operations';
 
-/** The host's hybrid search files: the vectors (and the build step that writes them) and the fusion. */
-export function emitHybrid(namespace: string, clientNamespace: string, source: string): GeneratedFile[] {
-  return [
-    template('McpSearchEmbeddings', 'McpSearchEmbeddings.cs', namespace, source, clientNamespace),
-    template('McpSearchFusion', 'McpSearchFusion.cs', namespace, source, clientNamespace),
-  ];
-}
+/** `--search hybrid`: the vectors (and the build step that writes them) and the fusion, and Program.cs's flags. */
+export const hybridSearch: HostFeature = {
+  applies: isHybrid,
+  files: (options, source) => ['McpSearchEmbeddings', 'McpSearchFusion'].map((name) => template(name, supportPath(`${name}.cs`), options.namespace, source, options.clientNamespace)),
+  packages: () => HYBRID_PACKAGES,
+  project: () => hybridProjectLines(),
+  program: () => ({
+    first: [
+      '// The build runs the program with this to write the operations\' vectors for the hybrid search.',
+      'if (args is [McpSearchEmbeddings.Flag, var vectorsFile]) return McpSearchEmbeddings.Write(vectorsFile);',
+      '// Ranks requests from stdin with the lexical and the hybrid search (the benchmark of the search).',
+      'if (args is [McpSearchFusion.EvaluateFlag]) return McpSearchFusion.Evaluate();',
+    ],
+    server: [
+      '// search_operations fuses the lexical ranking with the sentence vectors\'; the model loads once the server has started.',
+      '.WithHybridSearch()',
+    ],
+  }),
+};
 
 /**
  * The project's build step: after Build, the built server writes the operations' vectors beside itself, again only
@@ -66,19 +77,4 @@ export function hybridProjectLines(): string[] {
     '  </Target>',
     '',
   ];
-}
-
-/** Program.cs, first lines: the build's step and the evaluation of requests, before any setting is read. */
-export function hybridFlags(w: CSharpWriter): void {
-  w.line('// The build runs the program with this to write the operations\' vectors for the hybrid search.');
-  w.line('if (args is [Tools.McpSearchEmbeddings.Flag, var vectorsFile]) return Tools.McpSearchEmbeddings.Write(vectorsFile);');
-  w.line('// Ranks requests from stdin with the lexical and the hybrid search (the benchmark of the search).');
-  w.line('if (args is [Tools.McpSearchFusion.EvaluateFlag]) return Tools.McpSearchFusion.Evaluate();');
-  w.line();
-}
-
-/** Program.cs, once built: search_operations is hybrid, its model loaded in the background after start. */
-export function useHybrid(w: CSharpWriter): void {
-  w.line('// search_operations fuses the lexical ranking with the sentence vectors\'; the model loads once the server has started.');
-  w.line('Tools.McpSearchFusion.Use(app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("McpSearch"), app.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted);');
 }

@@ -1,8 +1,6 @@
 /** The options of the generated host project, shared by the files that make it. */
 import type { SecurityScheme, ServerIcon } from '../../model/types.js';
 import type { ClientParameterNames } from '../../names/plan.js';
-import type { AuthMode } from '../http/authorization.js';
-import type { RegenerationTarget } from './regenerate.js';
 import type { ConfirmPolicy } from '../../model/confirm.js';
 
 /**
@@ -15,6 +13,10 @@ export const TOOL_MODES: readonly ToolMode[] = ['operations', 'discovery', 'code
 /** How clients reach the server: a child process's stdin/stdout, or MCP's Streamable HTTP (stateless). */
 export type Transport = 'stdio' | 'http';
 export const TRANSPORTS: readonly Transport[] = ['stdio', 'http'];
+
+/** How callers of an HTTP server are admitted: by the deployment around it, or by OAuth access tokens. */
+export type AuthMode = 'oauth';
+export const AUTH_MODES: readonly AuthMode[] = ['oauth'];
 
 export interface HostOptions {
   /** Used for the project and assembly names and the environment variable prefix. */
@@ -70,3 +72,13 @@ export function serverKey(serverName: string): string {
   return serverName.trim().toLowerCase();
 }
 
+/** What the .csproj regenerates: the spec and overlays (relative to the project), the files written, and with what. */
+export interface RegenerationTarget {
+  readonly spec: string;
+  readonly overlays: readonly string[];
+  readonly outputs: readonly string[];
+  /** A command the user chose (`init --generator`): the project's default, the same on every machine. */
+  readonly generator?: string;
+  /** Otherwise the generator that wrote the project, as a command line for this machine's shell: in `<Name>.csproj.user`. */
+  readonly localGenerator?: string;
+}

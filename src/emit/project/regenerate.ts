@@ -7,6 +7,9 @@
  */
 import type { GeneratedFile } from '../shared/file.js';
 import { RESOURCES_FILE } from '../resources/resources.js';
+import type { RegenerationTarget } from './host-options.js';
+
+export type { RegenerationTarget };
 
 /** The record of what the project's generated sources were made from, beside the .csproj. */
 export const RECORD_FILE = 'openapi-mcp.json';
@@ -37,17 +40,6 @@ export interface GenerationRecord {
 
 export function emitRecord(record: GenerationRecord): GeneratedFile {
   return { path: RECORD_FILE, content: JSON.stringify(record, null, 2) + '\n' };
-}
-
-/** What the .csproj regenerates: the spec and overlays (relative to the project), the files written, and with what. */
-export interface RegenerationTarget {
-  readonly spec: string;
-  readonly overlays: readonly string[];
-  readonly outputs: readonly string[];
-  /** A command the user chose (`init --generator`): the project's default, the same on every machine. */
-  readonly generator?: string;
-  /** Otherwise the generator that wrote the project, as a command line for this machine's shell: in `<Name>.csproj.user`. */
-  readonly localGenerator?: string;
 }
 
 /** The machine-local file MSBuild imports beside a project (Microsoft.Common.targets: `$(MSBuildProjectFullPath).user`). */

@@ -1,8 +1,8 @@
-import type { GeneratedFile } from '../shared/file.js';
 import { templates } from '../shared/templates.js';
-import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
+import { stringLiteral } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
-import { serverKey, type HostOptions } from './host-options.js';
+import type { HostOptions } from './host-options.js';
+import { supportPath, type HostFeature } from './feature.js';
 
 const template = templates('tools');
 
@@ -23,32 +23,44 @@ export function telemetryPackages(options: Pick<HostOptions, 'transport'>): read
   return options.transport === 'http' ? [...TELEMETRY_PACKAGES, ...HTTP_TELEMETRY_PACKAGES] : TELEMETRY_PACKAGES;
 }
 
-/** The C# of the audit line and of OpenTelemetry: McpTelemetry (instruments), McpAudit (the call filter), McpTelemetrySetup. */
-export function emitTelemetry(options: HostOptions, source: string): GeneratedFile[] {
-  const http = options.transport === 'http';
-  const fills = {
-    __SERVER_TRACING__: http ? '\n                // A span per HTTP request the server answers (its parent span).\n                .AddAspNetCoreInstrumentation()' : '',
-    __SERVER_METRICS__: http ? '\n                .AddAspNetCoreInstrumentation()' : '',
-  };
-  return [
-    template('McpTelemetry', 'McpTelemetry.cs', options.namespace, source, options.clientNamespace),
-    template('McpAudit', 'McpAudit.cs', options.namespace, source, options.clientNamespace),
-    template('McpTelemetrySetup', 'McpTelemetrySetup.cs', options.namespace, source, options.clientNamespace, fills),
-  ];
-}
-
-/** Program.cs, before the MCP server is added: the audit setting, and OpenTelemetry when a collector is configured. */
-export function configureTelemetry(w: CSharpWriter, options: HostOptions): void {
-  const env = environmentVariables(options.serverName);
-  const name = stringLiteral(serverKey(options.serverName));
-  const version = stringLiteral(options.serverVersion || '1.0.0');
-  w.line('// An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.');
-  w.line(`if (!Tools.McpTelemetrySetup.Configure(builder, ${name}, ${version}, ${stringLiteral(env.auditLog)})) return 1;`);
-  w.line();
-}
-
-/** The MCP server's outermost call filter: each call timed, counted and written to the audit log. */
-export const AUDIT_FILTER_LINE = '    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpAudit.Calls))';
+/** The audit line of each tool call and OpenTelemetry: McpTelemetry (instruments), McpAudit (the call filter), McpTelemetrySetup. */
+export const telemetry: HostFeature = {
+  applies: () => true,
+  files: (options, source) => {
+    const http = options.transport === 'http';
+    const fills = {
+      __SERVER_TRACING__: http ? '\n                // A span per HTTP request the server answers (its parent span).\n                .AddAspNetCoreInstrumentation()' : '',
+      __SERVER_METRICS__: http ? '\n                .AddAspNetCoreInstrumentation()' : '',
+    };
+    return [
+      template('McpTelemetry', supportPath('McpTelemetry.cs'), options.namespace, source, options.clientNamespace),
+      template('McpAudit', supportPath('McpAudit.cs'), options.namespace, source, options.clientNamespace),
+      template('McpTelemetrySetup', supportPath('McpTelemetrySetup.cs'), options.namespace, source, options.clientNamespace, fills),
+    ];
+  },
+  packages: telemetryPackages,
+  settings: (options) => {
+    const { auditLog } = environmentVariables(options.serverName);
+    return {
+      members: [`/// <summary>One line per tool call in the log: ${auditLog} (true).</summary>`, 'public required bool Audit { get; init; }'],
+      read: (w) => {
+        w.line(`var audit = settings[${stringLiteral(auditLog)}]?.Trim();`);
+        w.line('if (!string.IsNullOrEmpty(audit) && !bool.TryParse(audit, out _))');
+        w.line('{');
+        w.line(`    Console.Error.WriteLine($${stringLiteral(`error: ${auditLog} is "{audit}": give true or false`)});`);
+        w.line('    return null;');
+        w.line('}');
+      },
+      values: ['Audit = string.IsNullOrEmpty(audit) || bool.Parse(audit)'],
+    };
+  },
+  program: () => ({
+    services: [
+      '// An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
+      'builder.AddMcpTelemetry(settings);',
+    ],
+  }),
+};
 
 /** The settings table's rows for the audit line and OpenTelemetry. */
 export function telemetryRows(auditLog: string): string[][] {

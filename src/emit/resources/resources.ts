@@ -15,6 +15,7 @@ import type { GeneratedFile } from '../shared/file.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
 import { templates } from '../shared/templates.js';
 import { CSharpWriter, stringLiteral } from '../shared/writer.js';
+import { supportPath, type HostFeature } from '../project/feature.js';
 
 /** The file of the resources, beside McpTools.g.cs. */
 export const RESOURCES_FILE = 'McpResources.g.cs';
@@ -137,13 +138,8 @@ function emitResource(w: CSharpWriter, resource: PlannedResource): void {
 const template = templates('resources');
 
 /** The host's part: how a read's answer becomes the resource's text or an MCP error, and the URIs that do not fit. */
-export function emitResourceSupport(namespace: string, clientNamespace: string, source: string): GeneratedFile {
-  return template('McpResourceSupport', 'McpResourceSupport.cs', namespace, source, clientNamespace);
-}
-
-/** Program.cs, in the MCP server's builder chain: the resources of McpResources, and the check of the URIs read. */
-export function registerResources(w: CSharpWriter): void {
-  w.line('    // GET operations as resources (--resources): read through their tools; a URI whose values do not fit is invalid params.');
-  w.line(`    .WithResources([typeof(Tools.${RESOURCES_CLASS})])`);
-  w.line('    .WithRequestFilters(filters => filters.AddReadResourceFilter(Tools.McpResourceSupport.CheckReads))');
-}
+export const operationResources: HostFeature = {
+  applies: (options) => options.resources === true,
+  files: (options, source) => [template('McpResourceSupport', supportPath('McpResourceSupport.cs'), options.namespace, source, options.clientNamespace)],
+  program: () => ({ server: ['// GET operations as resources (--resources), read through their tools.', '.WithOperationResources()'] }),
+};

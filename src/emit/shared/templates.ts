@@ -4,7 +4,7 @@ import { PACKAGE_ROOT } from '../../package.js';
 import type { GeneratedFile } from './file.js';
 
 /** The parts of the output whose fixed C# files are kept as real files, in `src/emit/<part>/csharp` (shipped with the package). */
-export const TEMPLATE_PARTS = ['client', 'tools', 'discovery', 'code', 'http', 'resources'] as const;
+export const TEMPLATE_PARTS = ['client', 'tools', 'discovery', 'code', 'http', 'resources', 'project'] as const;
 export type TemplatePart = typeof TEMPLATE_PARTS[number];
 
 /** Those folders, relative to the package root: what a copy of the built generator needs beside dist/. */

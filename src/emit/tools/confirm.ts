@@ -6,9 +6,10 @@ import { REQUEST_CONTEXT_PARAMETER, type OperationNames, type NamePlan } from '.
 import { bareName } from '../../names/identifiers.js';
 import type { Operation } from '../../model/types.js';
 import { methodParameters } from '../shared/signature.js';
-import type { GeneratedFile } from '../shared/file.js';
 import { templates } from '../shared/templates.js';
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
+import { environmentVariables } from '../../names/environment.js';
+import { supportPath, type HostFeature } from '../project/feature.js';
 
 export const CONFIRM_CLASS = 'McpConfirm';
 export const CONFIRM_ATTRIBUTE = 'Confirm';
@@ -54,22 +55,26 @@ export function confirmAttribute(op: Operation, names: OperationNames, plan: Nam
   return `[${CONFIRM_ATTRIBUTE}(${values.map(stringLiteral).join(', ')})]`;
 }
 
-/** McpConfirm.cs, in the tools' namespace. */
-export function emitConfirm(namespace: string, clientNamespace: string, source: string): GeneratedFile {
-  return templates('tools')('McpConfirm', 'McpConfirm.cs', namespace, source, clientNamespace);
-}
+/**
+ * `--confirm destructive`: McpConfirm.cs, and McpSettings's reading of the setting (`destructive` or `off`), and in code
+ * mode the question before a script runs.
+ */
+export const confirm: HostFeature = {
+  applies: (options) => options.confirm !== undefined,
+  files: (options, source) => [templates('tools')('McpConfirm', supportPath('McpConfirm.cs'), options.namespace, source, options.clientNamespace)],
+  settings: (options) => ({ read: (w) => readConfirmSetting(w, environmentVariables(options.serverName).confirm, options.mode === 'code') }),
+};
 
-/** Program.cs: the setting (`destructive` or `off`), and in code mode the question before a script runs. */
-export function readConfirmSetting(w: CSharpWriter, setting: string, code: boolean): void {
+function readConfirmSetting(w: CSharpWriter, setting: string, code: boolean): void {
   w.line(`// Confirmation before destructive calls; "off" sends them without asking (trusted automation only).`);
   w.line(`var confirm = settings[${stringLiteral(setting)}]?.Trim().ToLowerInvariant();`);
   w.line(`if (!string.IsNullOrEmpty(confirm) && confirm is not (${CONFIRM_SETTING_VALUES.map(stringLiteral).join(' or ')}))`);
   w.line('{');
   w.line(`    Console.Error.WriteLine($${stringLiteral(`error: ${setting} "{confirm}" is not ${CONFIRM_SETTING_VALUES.map((v) => `"${v}"`).join(' or ')}`)});`);
-  w.line('    return 1;');
+  w.line('    return null;');
   w.line('}');
-  w.line(`Tools.${CONFIRM_CLASS}.Enabled = confirm != "off";`);
-  w.line(`Tools.${CONFIRM_CLASS}.Setting = ${stringLiteral(setting)};`);
-  w.line(`Tools.${CONFIRM_CLASS}.BasePath = baseAddress.AbsolutePath.TrimEnd('/');`);
-  if (code) w.line(`Tools.McpCode.Confirm = Tools.${CONFIRM_CLASS}.ScriptRefusal;`);
+  w.line(`${CONFIRM_CLASS}.Enabled = confirm != "off";`);
+  w.line(`${CONFIRM_CLASS}.Setting = ${stringLiteral(setting)};`);
+  w.line(`${CONFIRM_CLASS}.BasePath = baseAddress.AbsolutePath.TrimEnd('/');`);
+  if (code) w.line(`McpCode.Confirm = ${CONFIRM_CLASS}.ScriptRefusal;`);
 }

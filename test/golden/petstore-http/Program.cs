@@ -5,185 +5,43 @@
 #nullable enable
 
 using System;
-using System.Globalization;
-using System.Net;
-using System.Net.Http;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Http;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Http.Resilience;
-using Microsoft.Extensions.Logging;
-using ModelContextProtocol.Protocol;
-using ModelContextProtocol.Server;
-using Polly;
-using Client = global::Petstore.Client;
-using Tools = global::Petstore;
+using Petstore;
 
 // Listens where ASPNETCORE_URLS or --urls say (http://localhost:5000 when neither does).
 var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
 
-builder.Logging.ClearProviders();
-builder.Logging.AddConsole();
-builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
+// Settings: environment variables, or appsettings.json beside the project (see README.md). A wrong one stops the start.
+if (McpSettings.Read(builder.Configuration) is not { } settings) return 1;
+// Log lines go to the console.
+builder.AddMcpLogging();
 
-// Settings: environment variables, or appsettings.json beside the project (see README.md).
-var settings = builder.Configuration;
-var baseUrl = settings["PETSTORE_BASE_URL"];
-if (string.IsNullOrWhiteSpace(baseUrl)) baseUrl = Client.ApiClient.DefaultBaseUrl;
-// Only an absolute http(s) URL: a relative one would be read as a file path, and other schemes are not the API.
-// A query in it (?token=…) goes with every request.
-if (!Client.ApiRequest.TryBaseAddress(baseUrl, out var baseAddress))
-{
-    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? "error: no base URL for the API: set PETSTORE_BASE_URL" : $"error: the base URL \"{baseUrl}\" is not an absolute http(s) URL: set PETSTORE_BASE_URL");
-    return 1;
-}
-if (!TryReadNumber("PETSTORE_TIMEOUT_SECONDS", 30, 1, 3600, out var timeoutSeconds)
-    || !TryReadNumber("PETSTORE_MAX_RESULT_LENGTH", Tools.McpTools.MaxResultLength, 1000, 50_000_000, out var maxResultLength))
-{
-    return 1;
-}
-var timeout = TimeSpan.FromSeconds(timeoutSeconds);
-var extraHeaders = Client.ApiRequest.ParseHeaderList(settings["PETSTORE_HEADERS"]);
-foreach (var (name, value) in extraHeaders)
-{
-    // A credential given as a header (Authorization: token …) is redacted from answers like configured ones.
-    Client.ApiSecrets.AddHeader(name, value);
-}
-var userAgent = settings["PETSTORE_USER_AGENT"];
-if (string.IsNullOrWhiteSpace(userAgent)) userAgent = "Petstore/1.0.0 openapi-mcp-dotnet/0.1.0";
-Tools.McpTools.MaxResultLength = (int)maxResultLength;
-// A body is read no further than what could make an answer: memory per call does not depend on the API.
-Client.ApiLimits.MaxResponseBytes = Math.Max(4 * Tools.McpTools.MaxResultLength, 64 * 1024);
-
-// The server's icon, which clients show beside it: PETSTORE_ICON_URL, else the spec's logo.
-var iconUrl = settings["PETSTORE_ICON_URL"]?.Trim();
-var iconData = string.IsNullOrEmpty(iconUrl) ? null : System.Text.RegularExpressions.Regex.Match(iconUrl, "^data:(image\\/(?:png|jpeg|jpg|svg\\+xml|webp))[;,]", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
-if (!string.IsNullOrEmpty(iconUrl) && !(iconUrl.Length <= 32768 && (iconData!.Success || (Uri.TryCreate(iconUrl, UriKind.Absolute, out var iconUri) && iconUri.Scheme == "https" && iconUri.Host.Length > 0))))
-{
-    Console.Error.WriteLine($"error: PETSTORE_ICON_URL \"{iconUrl}\" is not an https URL or a data: URI of a PNG, JPEG, SVG or WebP image (of at most 32768 characters)");
-    return 1;
-}
-Icon? serverIcon = string.IsNullOrEmpty(iconUrl) ? new Icon { Source = "https://petstore.example/logo.png", MimeType = "image/png" } : new Icon { Source = iconUrl, MimeType = iconData!.Success ? iconData.Groups[1].Value.ToLowerInvariant().Replace("image/jpg", "image/jpeg") : null };
-
-// Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection);
-// and the proxies whose X-Forwarded-For says who a caller is.
-if (!Tools.McpHttpAccess.TryReadHosts(settings["PETSTORE_ALLOWED_HOSTS"], "PETSTORE_ALLOWED_HOSTS", out var allowedHosts, out var accessError)
-    || !Tools.McpHttpAccess.TryReadOrigins(settings["PETSTORE_ALLOWED_ORIGINS"], "PETSTORE_ALLOWED_ORIGINS", out var allowedOrigins, out accessError)
-    || !Tools.McpHttpProxies.TryRead(settings["PETSTORE_TRUSTED_PROXIES"], "PETSTORE_TRUSTED_PROXIES", out var trustedProxies, out accessError))
-{
-    Console.Error.WriteLine(accessError);
-    return 1;
-}
-
-// Requests per caller, the largest request body, and how long requests in flight may take to finish on stop.
-if (!TryReadNumber("PETSTORE_RATE_LIMIT_PER_MINUTE", 300, 0, 1_000_000, out var ratePerMinute)
-    || !TryReadNumber("PETSTORE_RATE_LIMIT_BURST", 60, 1, 1_000_000, out var rateBurst)
-    || !TryReadNumber("PETSTORE_MAX_REQUEST_BYTES", 1048576, 1024, 1_073_741_824, out var maxRequestBytes)
-    || !TryReadNumber("PETSTORE_DRAIN_SECONDS", 25, 0, 3600, out var drainSeconds))
-{
-    return 1;
-}
-var limits = new Tools.McpHttpLimits
-{
-    PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),
-};
-limits.AddServices(builder);
-// The request being served, for who its caller is (the credentials and limits of a call follow its caller).
-builder.Services.AddHttpContextAccessor();
-
-builder.Services.AddHttpClient();
-builder.Services.ConfigureHttpClientDefaults(http =>
-{
-    http.ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler
-    {
-        // Redirects are followed by the client itself, within the API's origin only: credentials go nowhere else.
-        AllowAutoRedirect = false,
-        // No cookie jar: a cookie an API sets lasts one call and never reaches another caller.
-        UseCookies = false,
-        // gzip, deflate and brotli asked for and undone; byte caps count the bytes after decompression.
-        AutomaticDecompression = DecompressionMethods.All,
-    });
-    http.ConfigureHttpClient(client =>
-    {
-        client.BaseAddress = baseAddress;
-        client.Timeout = timeout;
-        client.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", userAgent);
-        foreach (var (name, value) in extraHeaders)
-        {
-            // A header from the settings replaces the default of that name (User-Agent).
-            client.DefaultRequestHeaders.Remove(name);
-            client.DefaultRequestHeaders.TryAddWithoutValidation(name, value);
-        }
-    });
-    // A GET, HEAD, PUT or DELETE answered 429 or 503 with a Retry-After that ends within the call's time is sent
-    // again after that wait, twice at most; POST and PATCH never are (they may have done their work).
-    http.AddResilienceHandler("retry-after", pipeline =>
-    {
-        var retry = new HttpRetryStrategyOptions
-        {
-            MaxRetryAttempts = 2,
-            ShouldRetryAfterHeader = true,
-            ShouldHandle = arguments => ValueTask.FromResult(Client.ApiRequest.RetryWait(arguments.Outcome.Result) is not null),
-        };
-        retry.DisableFor(HttpMethod.Post, HttpMethod.Patch, HttpMethod.Connect);
-        pipeline.AddRetry(retry);
-    });
-});
-
+// The HttpClient the tools are given is the API's: base address, timeout, headers and credentials from the settings.
+builder.Services.AddHttpClient().ConfigureHttpClientDefaults(http => http.ConfigureApiClient(settings));
 // An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-if (!Tools.McpTelemetrySetup.Configure(builder, "petstore", "1.0.0", "PETSTORE_AUDIT_LOG")) return 1;
+builder.AddMcpTelemetry(settings);
+// Who calls: the authenticated subject, else the client's address (for shares, limits and the audit log).
+builder.AddMcpHttpAccess();
+builder.AddMcpHttpLimits(settings);
 
 builder.Services
-    .AddMcpServer(options =>
-    {
-        options.ServerInfo = new Implementation { Name = "petstore", Version = "1.0.0", Icons = serverIcon is null ? null : [serverIcon] };
-        // The SDK's own tool collection stays empty, McpToolCatalog has the tools: with a collection, the server
-        // announces its tools (listChanged) and the SDK calls the tool McpToolCatalog.FindTool matches.
-        options.ToolCollection = [];
-    })
+    .AddMcpServer(options => options.ServerInfo = settings.ServerInfo)
     // Stateless: any replica answers any request, so no session affinity is needed behind a load balancer.
     .WithHttpTransport(options => options.Stateless = true)
-    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpAudit.Calls))
-    // One tool per operation. tools/list comes in pages read from the tools' attributes, so that a client can list any
-    // number of tools; a tool is made from its McpTools method on its first call, so that a big API starts at once.
-    .WithListToolsHandler(Tools.McpToolCatalog.ListTools)
-    // Arguments are checked against the published input schemas before a call; every Error: answer is flagged isError.
-    .WithRequestFilters(filters => filters.AddCallToolFilter(Tools.McpToolCatalog.FindTool).AddCallToolFilter(Tools.McpToolSupport.CheckCalls))
-    .WithMessageFilters(filters => filters.AddIncomingFilter(Tools.McpToolSupport.CheckMessages));
+    // One tool per operation of McpTools: listed in pages from their attributes, each made on its first call (a big API
+    // starts at once); every call audited, its arguments checked against the published input schemas.
+    .WithToolCatalog();
 
 var app = builder.Build();
-// The tools of McpTools, with the input schemas the generator wrote from the spec, constraints and all; arguments are
-// read with the client's JSON settings: exact property names (an API may have both xAxis and xaxis).
-Tools.McpToolCatalog.Load(app.Services);
-
-// Behind the trusted proxies, the caller is the one a request from them names; from anyone else X-Forwarded-For is ignored.
-Tools.McpHttpProxies.Use(app, trustedProxies);
-// Every request's Host and Origin are checked before anything else reads it.
-app.Use(Tools.McpHttpAccess.Create(allowedHosts, allowedOrigins, "PETSTORE_ALLOWED_HOSTS", "PETSTORE_ALLOWED_ORIGINS", app.Services).InvokeAsync);
-
-// Who calls: the authenticated subject, else the client's address (for shares, limits and the audit log).
-var callers = app.Services.GetRequiredService<IHttpContextAccessor>();
-Tools.McpCaller.Identify = () => callers.HttpContext is { } call ? Tools.McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;
-
+// Behind the trusted proxies, the caller is the one a request names; every request's Host and Origin are checked first.
+app.UseMcpHttpAccess(settings);
 // A body over the size limit is refused (413) unread; a caller over the rate limit gets 429 and Retry-After.
-limits.Use(app);
+app.UseMcpHttpLimits(settings);
 app.MapMcp("/mcp");
 // For load balancers and orchestrators: the process is up and serving.
 app.MapGet("/healthz", () => "ok");
 
 await app.RunAsync();
 return 0;
-
-// A number setting: its default when unset, else a number in range, else one line on stderr and no start.
-bool TryReadNumber(string name, double fallback, double min, double max, out double value)
-{
-    var text = settings[name];
-    value = fallback;
-    if (string.IsNullOrWhiteSpace(text)) return true;
-    if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value >= min && value <= max) return true;
-    Console.Error.WriteLine($"error: {name} is \"{text}\": give a number from {min} to {max}");
-    return false;
-}

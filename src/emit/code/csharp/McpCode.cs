@@ -12,6 +12,7 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
 using __CLIENT_NAMESPACE__;
@@ -28,6 +29,21 @@ internal static class McpCode
 {
     /// <summary>The limits of one script; the host sets them from configuration.</summary>
     public static McpScriptLimits Limits { get; set; } = new();
+
+    /// <summary>
+    /// Code mode's tools: search_operations, describe_operation (with each operation's signature) and run_script, which
+    /// runs the model's JavaScript against the operations of <see cref="McpTools"/>; warm interpreter processes for
+    /// scripts are started once the host has.
+    /// </summary>
+    public static IMcpServerBuilder WithCodeTools(this IMcpServerBuilder builder)
+    {
+        // search_operations with detail "full" gives each hit's signature, as scripts call it.
+        McpDiscovery.SignatureOf = SignatureOf;
+        // Scripts running, waiting and the interpreters alive, as gauges (exported with OTEL_EXPORTER_OTLP_ENDPOINT).
+        McpTelemetry.ObserveScripts(() => McpScriptAdmission.Running, () => McpScriptAdmission.Waiting, () => McpScriptAdmission.PoolSize);
+        builder.Services.AddMcpStartup(_ => McpScriptProcess.Prepare(Limits));
+        return builder.WithSearchTools([typeof(McpDiscovery), typeof(McpCode)]);
+    }
 
     /// <summary>
     /// With --auth oauth: why the caller may not call an operation (its token lacks the scopes the operation needs), or

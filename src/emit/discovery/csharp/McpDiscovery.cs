@@ -12,6 +12,8 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
@@ -38,6 +40,34 @@ internal static class McpDiscovery
 
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+    /// <summary>
+    /// Discovery mode's three tools: search_operations, describe_operation and call_operation, which reaches every
+    /// operation of <see cref="McpTools"/>.
+    /// </summary>
+    public static IMcpServerBuilder WithDiscoveryTools(this IMcpServerBuilder builder) => builder.WithSearchTools([typeof(McpDiscovery)]);
+
+    /// <summary>
+    /// The tools of these classes (discovery and code mode), with the input schemas the generator wrote, constraints and
+    /// all; arguments read with the client's JSON settings (exact property names: an API may have both xAxis and xaxis).
+    /// Every call is audited (<see cref="McpAudit"/>) and its arguments checked before it runs; every Error: answer is
+    /// flagged isError; tools/list comes in pages.
+    /// </summary>
+    internal static IMcpServerBuilder WithSearchTools(this IMcpServerBuilder builder, IEnumerable<Type> tools)
+    {
+        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(_ =>
+        {
+            var made = services.GetServices<McpServerTool>().ToList();
+            McpToolSupport.PublishInputSchemas(made);
+            // A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
+            AnnotateReach(made);
+        }));
+        return builder
+            .WithRequestFilters(filters => filters.AddCallToolFilter(McpAudit.Calls))
+            .WithTools(tools, ApiJson.Options)
+            .WithRequestFilters(filters => filters.AddCallToolFilter(McpToolSupport.CheckCalls).AddListToolsFilter(McpToolSupport.PageToolList))
+            .WithMessageFilters(filters => filters.AddIncomingFilter(McpToolSupport.CheckMessages));
+    }
 
 __SEARCH_TOOL__
     public static string SearchOperations(RequestContext<CallToolRequestParams> context, string query, string? tag = null, int limit = 10, string detail = "summary")

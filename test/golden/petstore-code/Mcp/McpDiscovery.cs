@@ -16,6 +16,8 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
@@ -43,9 +45,37 @@ internal static class McpDiscovery
     /// <summary>This JSON goes to the model, never into HTML: characters such as ' and &lt; stay as they are.</summary>
     private static readonly JsonSerializerOptions Output = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
+    /// <summary>
+    /// Discovery mode's three tools: search_operations, describe_operation and call_operation, which reaches every
+    /// operation of <see cref="McpTools"/>.
+    /// </summary>
+    public static IMcpServerBuilder WithDiscoveryTools(this IMcpServerBuilder builder) => builder.WithSearchTools([typeof(McpDiscovery)]);
+
+    /// <summary>
+    /// The tools of these classes (discovery and code mode), with the input schemas the generator wrote, constraints and
+    /// all; arguments read with the client's JSON settings (exact property names: an API may have both xAxis and xaxis).
+    /// Every call is audited (<see cref="McpAudit"/>) and its arguments checked before it runs; every Error: answer is
+    /// flagged isError; tools/list comes in pages.
+    /// </summary>
+    internal static IMcpServerBuilder WithSearchTools(this IMcpServerBuilder builder, IEnumerable<Type> tools)
+    {
+        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(_ =>
+        {
+            var made = services.GetServices<McpServerTool>().ToList();
+            McpToolSupport.PublishInputSchemas(made);
+            // A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
+            AnnotateReach(made);
+        }));
+        return builder
+            .WithRequestFilters(filters => filters.AddCallToolFilter(McpAudit.Calls))
+            .WithTools(tools, ApiJson.Options)
+            .WithRequestFilters(filters => filters.AddCallToolFilter(McpToolSupport.CheckCalls).AddListToolsFilter(McpToolSupport.PageToolList))
+            .WithMessageFilters(filters => filters.AddIncomingFilter(McpToolSupport.CheckMessages));
+    }
+
     [McpServerTool(Name = "search_operations", Title = "Search operations", ReadOnly = true, Destructive = false, Idempotent = true, OpenWorld = false)]
     [Description(McpDiscoveryText.SearchDescription)]
-    [McpTools.InputSchema("""{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":1000,"description":"What to do, in the API's words where you can (the thing and the action: \"create issue\", \"list pull requests\"); search again in other words when nothing fits."},"tag":{"type":"string","description":"Only operations with this tag."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"detail":{"type":"string","enum":["summary","full"],"default":"summary","description":"\"full\": each with its inputSchema too, as describe_operation gives it (long: use a small limit)."}},"required":["query"]}""")]
+    [McpTools.InputSchema("""{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":1000,"description":"What to do, in the API's words where you can (the thing and the action: \"create issue\", \"list pull requests\"); search again in other words when nothing fits."},"tag":{"type":"string","description":"Only operations with this tag."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"detail":{"type":"string","enum":["summary","full"],"default":"summary","description":"\"full\": each with its signature too, as describe_operation gives it."}},"required":["query"]}""")]
     public static string SearchOperations(RequestContext<CallToolRequestParams> context, string query, string? tag = null, int limit = 10, string detail = "summary")
     {
         var full = detail == "full";
@@ -83,9 +113,7 @@ internal static class McpDiscovery
         return hit;
     }
 
-    [McpServerTool(Name = "describe_operation", Title = "Describe an operation", ReadOnly = true, Destructive = false, Idempotent = true, OpenWorld = false)]
-    [Description("Describes an operation: JSON {name, title, method, path, description, inputSchema, annotations}; inputSchema is what call_operation checks its arguments against.")]
-    [McpTools.InputSchema("""{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Operation name, from search_operations."}},"required":["name"]}""")]
+
     public static string DescribeOperation(RequestContext<CallToolRequestParams> context, string name)
     {
         if (McpSearch.Index.Find(name) is not { } operation)
@@ -105,9 +133,7 @@ internal static class McpDiscovery
         }.ToJsonString(Output);
     }
 
-    [McpServerTool(Name = "call_operation", Title = "Call an operation", ReadOnly = false, Destructive = true, Idempotent = false, OpenWorld = true)]
-    [Description("Calls an operation with arguments fitting its inputSchema. Returns the API's answer as JSON, or \"Error: …\".")]
-    [McpTools.InputSchema("""{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Operation name, from search_operations."},"arguments":{"type":"object","default":{}}},"required":["name"]}""")]
+
     public static async Task<CallToolResult> CallOperation(RequestContext<CallToolRequestParams> context, string name, JsonElement? arguments = null, CancellationToken cancellationToken = default) =>
         (await CallAsync(context, name, arguments, cancellationToken).ConfigureAwait(false)).Result;
 

@@ -11,10 +11,12 @@ using System.Net;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Threading.Tasks;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
 namespace Petstore;
@@ -165,5 +167,30 @@ internal sealed class McpHttpAccess
         context.Response.ContentType = "application/json";
         var error = new { jsonrpc = "2.0", id = (object?)null, error = new { code = -32000, message = $"Forbidden: {reason}" } };
         return context.Response.WriteAsync(JsonSerializer.Serialize(error, Relaxed));
+    }
+}
+
+/// <summary>Program.cs's calls: who calls each request, and who may reach the server.</summary>
+internal static class McpHttpAccessSetup
+{
+    /// <summary>Who calls: the authenticated subject, else the client's address (for shares, limits and the audit log).</summary>
+    public static IHostApplicationBuilder AddMcpHttpAccess(this IHostApplicationBuilder builder)
+    {
+        builder.Services.AddHttpContextAccessor();
+        var callers = new HttpContextAccessor();
+        McpCaller.Identify = () => callers.HttpContext is { } call ? McpCaller.Of(call.User.FindFirst("sub")?.Value, call.Connection.RemoteIpAddress) : null;
+        return builder;
+    }
+
+    /// <summary>
+    /// First thing after the app is built: behind the trusted proxies, the caller is the one a request from them names
+    /// (from anyone else X-Forwarded-For is ignored); then every request's Host and Origin are checked before anything
+    /// else reads it.
+    /// </summary>
+    public static WebApplication UseMcpHttpAccess(this WebApplication app, McpSettings settings)
+    {
+        McpHttpProxies.Use(app, settings.TrustedProxies);
+        app.Use(McpHttpAccess.Create(settings.AllowedHosts, settings.AllowedOrigins, McpSettings.AllowedHostsSetting, McpSettings.AllowedOriginsSetting, app.Services).InvokeAsync);
+        return app;
     }
 }

@@ -147,3 +147,21 @@ internal sealed class McpHttpLimits
         return context.Response.WriteAsync(JsonSerializer.Serialize(error, Relaxed));
     }
 }
+
+/// <summary>Program.cs's calls: the limits in place.</summary>
+internal static class McpHttpLimitsSetup
+{
+    /// <summary>The body size limit, the drain on stop, and the rate limiter.</summary>
+    public static WebApplicationBuilder AddMcpHttpLimits(this WebApplicationBuilder builder, McpSettings settings)
+    {
+        settings.Limits.AddServices(builder);
+        return builder;
+    }
+
+    /// <summary>After authentication (a caller is its subject when it has one): the size check, then the rate limit.</summary>
+    public static WebApplication UseMcpHttpLimits(this WebApplication app, McpSettings settings)
+    {
+        settings.Limits.Use(app);
+        return app;
+    }
+}

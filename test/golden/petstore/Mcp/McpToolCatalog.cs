@@ -12,6 +12,8 @@ using System.Linq;
 using System.Reflection;
 using System.Text.Json;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using ModelContextProtocol.Protocol;
 using ModelContextProtocol.Server;
 using Petstore.Client;
@@ -43,6 +45,28 @@ internal static class McpToolCatalog
     private static IServiceProvider? _services;
 
     private static readonly ConcurrentDictionary<string, McpServerTool> Made = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// The tools of <see cref="McpTools"/>, one per operation: tools/list in pages read from their attributes, so that a
+    /// client can list any number of tools, and each tool made on its first call. Every call is audited
+    /// (<see cref="McpAudit"/>) and its arguments checked against the published input schemas; every Error: answer is
+    /// flagged isError.
+    /// </summary>
+    public static IMcpServerBuilder WithToolCatalog(this IMcpServerBuilder builder)
+    {
+        // When the server is made: the tools read, and the SDK's own tool collection empty. With a collection, the server
+        // announces its tools (listChanged) and the SDK calls the tool FindTool matches.
+        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(options =>
+        {
+            Load(services);
+            options.ToolCollection = [];
+        }));
+        return builder
+            .WithRequestFilters(filters => filters.AddCallToolFilter(McpAudit.Calls))
+            .WithListToolsHandler(ListTools)
+            .WithRequestFilters(filters => filters.AddCallToolFilter(FindTool).AddCallToolFilter(McpToolSupport.CheckCalls))
+            .WithMessageFilters(filters => filters.AddIncomingFilter(McpToolSupport.CheckMessages));
+    }
 
     /// <summary>
     /// Reads the tools: every method of <see cref="McpTools"/> with <see cref="McpServerToolAttribute"/>, the first of a

@@ -12,6 +12,7 @@ using System.Linq;
 using System.Text;
 using System.Text.Json;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
@@ -31,6 +32,13 @@ public static class McpResourceSupport
     private const string ErrorPrefix = "Error: ";
 
     private static ILogger? log;
+
+    /// <summary>
+    /// The GET operations of <see cref="McpResources"/> as resources (--resources): read through their tools; a URI whose
+    /// values do not fit is invalid params.
+    /// </summary>
+    public static IMcpServerBuilder WithOperationResources(this IMcpServerBuilder builder) =>
+        builder.WithResources([typeof(McpResources)]).WithRequestFilters(filters => filters.AddReadResourceFilter(CheckReads));
 
     /// <summary>The resource's text: the tool's answer, secrets redacted; a failed call is an MCP error.</summary>
     public static async Task<string> ReadAsync(Task<string> answer)

@@ -27,26 +27,20 @@ namespace Petstore;
 internal static class McpTelemetrySetup
 {
     /// <summary>
-    /// Reads the audit setting (<paramref name="auditSetting"/>: <c>true</c>, the default, or <c>false</c>) and sets
-    /// telemetry up; false, after one line on stderr, when the setting is neither.
+    /// The audit line of each tool call (<see cref="McpSettings.Audit"/>), and OpenTelemetry when a collector is
+    /// configured, under the server's name and version.
     /// </summary>
-    public static bool Configure(IHostApplicationBuilder builder, string serviceName, string serviceVersion, string auditSetting)
+    public static IHostApplicationBuilder AddMcpTelemetry(this IHostApplicationBuilder builder, McpSettings settings)
     {
-        var audit = builder.Configuration[auditSetting];
-        if (!string.IsNullOrWhiteSpace(audit) && !bool.TryParse(audit.Trim(), out _))
-        {
-            Console.Error.WriteLine($"error: {auditSetting} is \"{audit}\": give true or false");
-            return false;
-        }
-        McpAudit.Enabled = string.IsNullOrWhiteSpace(audit) || bool.Parse(audit.Trim());
+        McpAudit.Enabled = settings.Audit;
         // The status of the API's answers within a tool call, for its audit line.
         builder.Services.ConfigureHttpClientDefaults(http => http.AddHttpMessageHandler(() => new McpAudit.StatusHandler()));
         // No collector: nothing is exported, and no exporter, listener or connection is started (nor is OpenTelemetry loaded).
         if (!string.IsNullOrWhiteSpace(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]))
         {
-            AddOpenTelemetry(builder, serviceName, serviceVersion);
+            AddOpenTelemetry(builder, settings.ServerInfo.Name, settings.ServerInfo.Version);
         }
-        return true;
+        return builder;
     }
 
     /// <summary>Traces and metrics over OTLP; a method of its own, so that OpenTelemetry's assemblies load only when used.</summary>
