@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGES } from '../../src/emit/project/host.js';
 import { TELEMETRY_PACKAGES } from '../../src/emit/project/telemetry.js';
+import { INPUT_SCHEMAS_FILE } from '../../src/emit/tools/tools.js';
 
 /** Writes the host project `<dir>/Eager.csproj` for the generated project in `project` (a path relative to `dir`). */
 export async function writeEagerHost(dir: string, project: string, namespace: string, serverKey: string, baseUrlVariable: string, framework: string): Promise<void> {
@@ -22,6 +23,7 @@ export async function writeEagerHost(dir: string, project: string, namespace: st
     '  <ItemGroup>',
     `    <Compile Include="${project}/**/*.cs" Exclude="${project}/Program.cs;${project}/obj/**;${project}/bin/**" />`,
     '    <Compile Include="Program.cs" />',
+    `    <EmbeddedResource Include="${project}/${INPUT_SCHEMAS_FILE}" LogicalName="${INPUT_SCHEMAS_FILE}" Condition="Exists('${project}/${INPUT_SCHEMAS_FILE}')" />`,
     ...[...PACKAGES, ...TELEMETRY_PACKAGES].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
     '  </ItemGroup>',
     '</Project>',
@@ -83,13 +85,17 @@ export function startRaw(dll: string, env: Record<string, string>): RawServer {
       }
     }
   });
+  let ended = false;
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   void exited.then(() => {
+    ended = true;
     for (const answer of waiting.values()) answer({ error: { message: `the server exited: ${stderr}` } });
   });
   const write = (message: Record<string, unknown>): void => void child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   return {
     request: (method, params) => new Promise((resolve) => {
+      // A server that has exited answers nothing more: each request says so at once.
+      if (ended) return resolve({ error: { message: `the server exited: ${stderr}` } });
       waiting.set(++id, resolve);
       write({ id, method, ...(params === undefined ? {} : { params }) });
     }),

@@ -234,7 +234,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
         + (more.regenerates.generator === undefined
           ? `It runs the command in the \`OpenApiMcpGenerator\` property, which \`${projectName}.csproj.user\` sets to the node and openapi-mcp-dotnet that wrote the project, on this machine: keep that file out of source control (\`dotnet new gitignore\` does). Where the property is not set, the build compiles the generated files as they are; set it to regenerate there (\`-p:OpenApiMcpGenerator="node /path/to/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js"\`, or in a Directory.Build.props). `
           : 'It runs the command given to `init --generator`, the `OpenApiMcpGenerator` property of the .csproj; give another with `-p:OpenApiMcpGenerator=…`. ')
-        + 'Turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Program.cs).',
+        + 'Turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Mcp/McpSettings.g.cs).',
       '',
     ] : []),
     '## Settings',
