@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,search-hybrid,scale,load,load-auth,tasks] [--calls N] [--no-profile] [--out FILE] [--keep]`
+ * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,search-hybrid,scale,load,load-auth,tasks,serving] [--calls N] [--no-profile] [--out FILE] [--keep]`
  *
  * The performance benchmark. Prints one markdown table (with the goals of the performance issue,
  * PASS/MISS) and short notes, and writes them with the machine they ran on to docs/benchmarks.md
@@ -28,12 +28,15 @@
  *           and what that costs a call beside the load figures
  *  tasks    multi-step tasks over a library API done as an ideal assistant would in operations, discovery
  *           and code mode: round trips and bytes sent to the assistant per task and mode
+ *  serving  spec to serving, for petstore, GitHub and Microsoft Graph in Debug and Release: `init` into a fresh
+ *           folder, `dotnet build` of it from clean (restore included; time, peak memory), start to the first
+ *           tools/list answer, and their total; the size of the generated C# (all of it, and McpTools.g.cs)
  *
  * Every figure is the median of --runs runs (default 5, --quick 2); the things compared are run in the
  * same round, interleaved and in rotating order, because the machine is noisy.
  *
  * Each area is one module of scripts/bench/ (an Area: generation.ts, server-start.ts, tool-call.ts,
- * payload.ts, build.ts, search.ts, search-hybrid.ts, scale.ts, load.ts, load-auth.ts, tasks.ts), listed below in the order it runs and reports.
+ * payload.ts, build.ts, search.ts, search-hybrid.ts, scale.ts, load.ts, load-auth.ts, tasks.ts, serving.ts), listed below in the order it runs and reports.
  * They share one BenchContext (context.ts: options, specs, the generator snapshot, results) and the
  * helpers beside them: generator.ts (running a generation command), projects.ts (generated projects,
  * dotnet build), servers.ts (starting a generated server), deployment.ts (replicas behind nginx, for
@@ -57,9 +60,10 @@ import { load } from './bench/load.js';
 import { loadAuth } from './bench/load-auth.js';
 import { tasks } from './bench/tasks.js';
 import { loadScripts } from './bench/load-scripts.js';
+import { serving } from './bench/serving.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, searchHybrid, scale, load, loadAuth, tasks, loadScripts];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, searchHybrid, scale, load, loadAuth, tasks, loadScripts, serving];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);

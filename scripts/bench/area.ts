@@ -11,6 +11,8 @@ export interface Area {
   readonly corpus: boolean;
   /** It measures beside the peer generator (installed into .bench/ first if missing). */
   readonly peer: boolean;
+  /** It measures the peak memory of builds with GNU time (/usr/bin/time; apt package `time`, installed first if missing). */
+  readonly gnuTime?: boolean;
   /** Adds its rows (and notes, problems) to context.results. */
   run(context: BenchContext, prerequisites: Prerequisites): Promise<void>;
   /** How it measures: a note under the table when it ran. */
@@ -20,4 +22,6 @@ export interface Area {
 export interface Prerequisites {
   /** The peer generator is installed. */
   readonly peer: boolean;
+  /** /usr/bin/time is GNU time. */
+  readonly gnuTime: boolean;
 }

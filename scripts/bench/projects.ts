@@ -4,6 +4,7 @@
  * context.projects for the areas after.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { specOf, type BenchContext, type Project, type ProjectKey } from './context.js';
@@ -14,18 +15,37 @@ export interface Built {
   readonly seconds: number;
   /** The count of errors and the first of them, when not ok. */
   readonly error: string;
+  /** Peak RSS of the largest process of the build's tree in kB (GNU time's %M), NaN when not measured. */
+  readonly peakKb: number;
 }
 
-/** `dotnet build DIR …args`, quiet, timed. */
-export function dotnetBuild(dir: string, args: readonly string[]): Built {
+/**
+ * `dotnet build DIR …args`, quiet, timed; with `peakFile`, under GNU time writing its %M there (the
+ * ru_maxrss of the largest process the build waited for: pass -p:UseSharedCompilation=false so the
+ * compiler is one of them and not a build server outside the tree).
+ */
+export function dotnetBuild(dir: string, args: readonly string[], peakFile?: string): Built {
+  const dotnet = ['build', dir, '-nologo', '-v:q', '-clp:NoSummary', ...args];
   const started = performance.now();
-  const result = spawnSync('dotnet', ['build', dir, '-nologo', '-v:q', '-clp:NoSummary', ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const result = peakFile
+    ? spawnSync('/usr/bin/time', ['-f', '%M', '-o', peakFile, 'dotnet', ...dotnet], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+    : spawnSync('dotnet', dotnet, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const seconds = (performance.now() - started) / 1000;
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
   const errors = output.split('\n').filter((l) => /: error [A-Z]+\d+/.test(l));
+  let peakKb = Number.NaN;
+  if (peakFile) {
+    try {
+      peakKb = Number(readFileSync(peakFile, 'utf8').trim().split('\n').pop());
+    } catch {
+      // GNU time did not write it: no figure
+    }
+  }
   return {
     ok: result.status === 0,
-    seconds: (performance.now() - started) / 1000,
-    error: result.status === 0 ? '' : `${errors.length} errors; first: ${(errors[0] ?? output.trim().split('\n').pop() ?? '').trim().replace(`${dir}/`, '').slice(0, 200)}`,
+    seconds,
+    error: result.status === 0 ? '' : result.error ? result.error.message : `${errors.length} errors; first: ${(errors[0] ?? output.trim().split('\n').pop() ?? '').trim().replace(`${dir}/`, '').slice(0, 200)}`,
+    peakKb,
   };
 }
 

@@ -20,6 +20,7 @@ export const scale: Area = {
   name: 'scale',
   corpus: true,
   peer: false,
+  gnuTime: true,
   run: (context) => benchScale(context),
   method: () =>
     'Graph scale: `init` of microsoft.com/graph in each mode (one run: wall time of the process); `dotnet restore` (not timed) then `dotnet build --no-restore -c Release -p:UseSharedCompilation=false` timed, its peak memory the largest process\'s maximum RSS (GNU time, so the compiler runs in the build\'s own process tree); start is spawn of `dotnet Bench.dll` to the first tools/list page; RSS of the server after listing every page; search time is the round trip of one search_operations call over stdio with the SDK client (so it includes JSON-RPC and the pipe), 1,000 calls one after the other, queries taken in turn from the query set\'s Graph requests.',

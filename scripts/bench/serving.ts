@@ -1,0 +1,275 @@
+/**
+ * 12. Spec to serving: what a user waits for between an OpenAPI document and a serving MCP server, for
+ * the petstore example, GitHub and Microsoft Graph, in Debug (what `dotnet run --project` in mcp.json
+ * builds) and in Release: `init` into a fresh folder, `dotnet build` of that project from clean (its
+ * restore included) with the build's peak memory, the start to the first tools/list answer, and the
+ * three together; and the size of the generated C#.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Area } from './area.js';
+import { specOf, type BenchContext, type Spec } from './context.js';
+import { firstErrorLine, mb, median, range, ratio, rotate, seconds, timeNode } from './lib.js';
+import { dotnetBuild } from './projects.js';
+import { straddles, verdict, type Row } from './results.js';
+import { startServer, stopServer } from './servers.js';
+
+const AREA = '12 spec to serving';
+/**
+ * MS Graph: `init` then `dotnet build -c Release` within 20 s with the build's peak within 1.5 GB, McpTools.g.cs
+ * within 15 MB, `init` within 3 s. GitHub: the clean Debug build within 2× the petstore project's, all its C# within 1.6 MB.
+ */
+const GOALS = { graphReleaseSeconds: 20, graphReleasePeakGb: 1.5, graphToolsMb: 15, graphInitSeconds: 3, githubBuildRatio: 2, githubCsMb: 1.6 } as const;
+const SPECS = ['petstore', 'github', 'graph'] as const;
+const CONFIGS = ['Debug', 'Release'] as const;
+const MIB = 2 ** 20;
+const GIB_KB = 2 ** 20;
+
+type Config = (typeof CONFIGS)[number];
+type Step = 'init' | 'build' | 'start';
+
+/** One spec in one configuration: the figures of its runs so far. */
+interface Pipeline {
+  readonly spec: Spec;
+  readonly config: Config;
+  readonly init: number[];
+  readonly initPeakKb: number[];
+  readonly build: number[];
+  readonly buildPeakKb: number[];
+  readonly start: number[];
+  readonly rssKb: number[];
+  /** init + build of each run that built. */
+  readonly initBuild: number[];
+  /** init + build + start of each run that got through all three. */
+  readonly total: number[];
+  tools: number;
+  /** The step that failed and why: no more runs after it. */
+  failure?: { readonly step: Step; readonly reason: string };
+}
+
+/** The generated C# of a project (bin/ and obj/ left out). */
+interface Sizes {
+  readonly csBytes: number;
+  readonly csFiles: number;
+  /** McpTools.g.cs wherever it lies in the project; NaN when there is none. */
+  readonly toolsBytes: number;
+}
+
+/** What one run (init, build, start into a fresh folder) gave; it stops at the first step that fails. */
+interface Run {
+  init?: { seconds: number; peakKb: number };
+  sizes?: Sizes;
+  build?: { seconds: number; peakKb: number };
+  start?: { seconds: number; rssKb: number; tools: number };
+  failure?: { step: Step; reason: string };
+}
+
+export const serving: Area = {
+  name: 'serving',
+  corpus: true,
+  peer: false,
+  gnuTime: true,
+  run: (context, { gnuTime }) => benchServing(context, gnuTime),
+  method: ({ options, frameworks }) =>
+    `Spec to serving: one run of a spec in a configuration is \`init\` (server name Bench, --framework ${frameworks}) into a new folder, a fresh \`node\` process timed as in generation (wall time, peak RSS); then ` +
+    '`dotnet build` (Debug) or `dotnet build -c Release` of that folder from clean, restore included (a fresh project has no obj/; the NuGet packages are already in the global cache after the warm-up, so nothing is downloaded), ' +
+    'with `-p:UseSharedCompilation=false` so that the compiler runs in the build\'s own process tree, cold as on a first build, rather than in a shared VBCSCompiler; its peak memory is GNU time\'s %M over that tree (ru_maxrss of the largest single process the build waited for: in practice the compiler); ' +
+    'then the start, from spawn to the first tools/list answer through the MCP SDK client over stdio (initialize included): Debug as `dotnet run --no-build --project DIR` (the mcp.json form without the restore and build checks, the build having just been done), Release as `dotnet bin/Release/<tfm>/Bench.dll`. ' +
+    `The total is init + build + start of the same run. petstore and GitHub: ${options.buildRuns} rounds, their four runs interleaved in an order that rotates every round, median; MS Graph one run per configuration (in the first round: a Release build takes tens of seconds and GBs). ` +
+    'The init row pools the runs of both configurations (the same command). One unmeasured warm-up (petstore, both configurations) first. Generated C#: every *.cs file under the project, bin/ and obj/ left out, and McpTools.g.cs alone, found by name; MB = 2^20 bytes.',
+};
+
+async function benchServing(context: BenchContext, gnuTime: boolean): Promise<void> {
+  const { log, options, results, work } = context;
+  const pipelines = SPECS.flatMap((key) => CONFIGS.map((config): Pipeline => ({
+    spec: specOf(context, key), config, init: [], initPeakKb: [], build: [], buildPeakKb: [], start: [], rssKb: [], initBuild: [], total: [], tools: 0,
+  })));
+  const sizes = new Map<Spec['key'], Sizes>();
+  const root = join(work, 'serving');
+  await mkdir(root, { recursive: true });
+  const peakFile = gnuTime ? join(root, 'build-peak.txt') : undefined;
+
+  log('spec to serving: warm-up (petstore, Debug and Release)');
+  for (const config of CONFIGS) {
+    const dir = join(root, `warm-up-${config}`);
+    const run = await once(context, specOf(context, 'petstore'), config, dir, peakFile);
+    if (run.failure) log(`warm-up ${config}: ${run.failure.step} failed: ${run.failure.reason}`);
+    if (!options.keep) await rm(dir, { recursive: true, force: true });
+  }
+  for (let round = 0; round < options.buildRuns; round++) {
+    const list = pipelines.filter((p) => !p.failure && (p.spec.key !== 'graph' || round === 0));
+    for (const p of rotate(list, round)) {
+      const dir = join(root, `${p.spec.key}-${p.config}-${round + 1}`);
+      const run = await once(context, p.spec, p.config, dir, peakFile);
+      record(p, run, sizes);
+      if (run.failure) results.problems.push(`spec to serving, ${p.spec.label} ${p.config}, round ${round + 1}: ${run.failure.step} failed: ${run.failure.reason}`);
+      const figure = (v: number | undefined): string => (v === undefined ? '—' : v.toFixed(2));
+      log(`spec to serving round ${round + 1}/${options.buildRuns}: ${p.spec.key} ${p.config} init ${figure(run.init?.seconds)} s, build ${figure(run.build?.seconds)} s (peak ${mb(run.build?.peakKb ?? Number.NaN)}), start ${figure(run.start?.seconds)} s${run.failure ? `; ${run.failure.step} FAILED` : ''}`);
+      if (!options.keep) await rm(dir, { recursive: true, force: true });
+    }
+  }
+  if (!gnuTime) results.notes.push('Spec to serving: no GNU time, so the builds\' peak memory is not measured (and the MS Graph memory goal not checked).');
+  report(context, pipelines, sizes);
+}
+
+/** init → dotnet build → start → stop, into a fresh `dir`; stops at the first step that fails. */
+async function once(context: BenchContext, spec: Spec, config: Config, dir: string, peakFile: string | undefined): Promise<Run> {
+  const { generator, paths, frameworks, rssMethod, work } = context;
+  const run: Run = {};
+  await rm(dir, { recursive: true, force: true });
+  const init = await timeNode([generator.cli, 'init', '--openapi-url', spec.path, '--server-name', 'Bench', '--output-dir', dir, '--framework', frameworks], work, rssMethod, generator.rssPreload, paths.repo);
+  if (init.exitCode !== 0) return { failure: { step: 'init', reason: `exit ${init.exitCode}: ${firstErrorLine(init.stderr).slice(0, 200)}` } };
+  run.init = { seconds: init.wallSeconds, peakKb: init.peakRssKb };
+  let baseUrlVariable: string;
+  try {
+    const scanned = scanProject(dir);
+    run.sizes = scanned.sizes;
+    baseUrlVariable = scanned.baseUrlVariable;
+  } catch (error) {
+    return { ...run, failure: { step: 'init', reason: `cannot read the generated project: ${(error as Error).message}` } };
+  }
+  const built = dotnetBuild(dir, [...(config === 'Release' ? ['-c', 'Release'] : []), '-p:UseSharedCompilation=false'], peakFile);
+  if (!built.ok) return { ...run, failure: { step: 'build', reason: built.error } };
+  run.build = { seconds: built.seconds, peakKb: built.peakKb };
+  const args = config === 'Debug' ? ['run', '--no-build', '--project', dir] : [join(dir, 'bin/Release', frameworks, 'Bench.dll')];
+  try {
+    const server = await startServer('dotnet', args, dir, { [baseUrlVariable]: 'http://127.0.0.1:9/', Logging__LogLevel__Default: 'Warning' });
+    run.start = { seconds: server.seconds, rssKb: server.serverRssKb, tools: server.tools.length };
+    await stopServer(server, context.results);
+  } catch (error) {
+    return { ...run, failure: { step: 'start', reason: (error as Error).message.slice(0, 300) } };
+  }
+  return run;
+}
+
+function record(p: Pipeline, run: Run, sizes: Map<Spec['key'], Sizes>): void {
+  if (run.sizes && !sizes.has(p.spec.key)) sizes.set(p.spec.key, run.sizes);
+  if (run.init) {
+    p.init.push(run.init.seconds);
+    p.initPeakKb.push(run.init.peakKb);
+  }
+  if (run.init && run.build) {
+    p.build.push(run.build.seconds);
+    p.buildPeakKb.push(run.build.peakKb);
+    p.initBuild.push(run.init.seconds + run.build.seconds);
+  }
+  if (run.init && run.build && run.start) {
+    p.start.push(run.start.seconds);
+    p.rssKb.push(run.start.rssKb);
+    p.total.push(run.init.seconds + run.build.seconds + run.start.seconds);
+    p.tools = run.start.tools;
+  }
+  if (run.failure) p.failure = run.failure;
+}
+
+/** The *.cs files of a generated project outside bin/ and obj/, and the base URL variable its Program.cs reads. */
+function scanProject(dir: string): { sizes: Sizes; baseUrlVariable: string } {
+  let csBytes = 0;
+  let csFiles = 0;
+  let toolsBytes = Number.NaN;
+  let baseUrlVariable = 'BENCH_BASE_URL';
+  const walk = (folder: string, top: boolean): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (!(top && (entry.name === 'bin' || entry.name === 'obj'))) walk(path, false);
+        continue;
+      }
+      if (!entry.isFile() || !entry.name.endsWith('.cs')) continue;
+      const size = statSync(path).size;
+      csBytes += size;
+      csFiles++;
+      if (entry.name === 'McpTools.g.cs') toolsBytes = (Number.isNaN(toolsBytes) ? 0 : toolsBytes) + size;
+      if (entry.name === 'Program.cs') baseUrlVariable = /\["([A-Z0-9_]+_BASE_URL)"\]/.exec(readFileSync(path, 'utf8'))?.[1] ?? baseUrlVariable;
+    }
+  };
+  walk(dir, true);
+  return { sizes: { csBytes, csFiles, toolsBytes }, baseUrlVariable };
+}
+
+const mib = (bytes: number): string => (Number.isFinite(bytes) ? `${(bytes / MIB).toFixed(bytes < 0.1 * MIB ? 3 : 2)} MB` : '—');
+const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
+/** min–max, or `1 run`. */
+const spread = (values: readonly number[], digits: number): string => (values.length === 1 ? runs(1) : range(values, (v) => seconds(v, digits)));
+
+function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: ReadonlyMap<Spec['key'], Sizes>): void {
+  const { rows } = context.results;
+  const pipeline = (key: Spec['key'], config: Config): Pipeline => pipelines.find((p) => p.spec.key === key && p.config === config) as Pipeline;
+  const petstoreDebugBuild = median(pipeline('petstore', 'Debug').build);
+  for (const key of SPECS) {
+    const both = CONFIGS.map((config) => pipeline(key, config));
+    const spec = (both[0] as Pipeline).spec;
+    const row = (what: string, fields: Partial<Row>): void => void rows.push({ area: AREA, what, spec: spec.label, value: '', spread: '', beside: '', goal: '', status: '', ...fields });
+
+    // init, the runs of both configurations together.
+    const inits = both.flatMap((p) => p.init);
+    const initGoal = key === 'graph' ? `≤ ${GOALS.graphInitSeconds} s` : '';
+    if (inits.length === 0) row('`init` into a fresh folder', failed(both, 'init', initGoal));
+    else {
+      row('`init` into a fresh folder', {
+        value: `${seconds(median(inits))} · ${mb(median(both.flatMap((p) => p.initPeakKb)))}`, spread: spread(inits, 2), beside: runs(inits.length),
+        goal: initGoal, status: initGoal ? verdict(median(inits) <= GOALS.graphInitSeconds) : '', borderline: initGoal !== '' && straddles(inits, GOALS.graphInitSeconds),
+      });
+    }
+
+    // The generated C#.
+    const size = sizes.get(key);
+    const sizeGoal = key === 'github' ? `all *.cs ≤ ${GOALS.githubCsMb} MB` : key === 'graph' ? `McpTools.g.cs ≤ ${GOALS.graphToolsMb} MB` : '';
+    const sizeWhat = 'generated C#: every *.cs (bin/, obj/ left out); McpTools.g.cs';
+    if (!size) row(sizeWhat, failed(both, 'init', sizeGoal));
+    else {
+      const ok = key === 'github' ? size.csBytes <= GOALS.githubCsMb * MIB : key === 'graph' ? size.toolsBytes <= GOALS.graphToolsMb * MIB : true;
+      row(sizeWhat, { value: `${mib(size.csBytes)}; ${mib(size.toolsBytes)}`, beside: `${size.csFiles} .cs files`, goal: sizeGoal, status: sizeGoal ? verdict(ok) : '' });
+    }
+
+    for (const p of both) {
+      const release = p.config === 'Release';
+      // The build from clean.
+      const buildWhat = release ? '`dotnet build -c Release` from clean, restore included' : '`dotnet build` (Debug) from clean, restore included';
+      const githubGoal = key === 'github' && !release ? `≤ ${GOALS.githubBuildRatio}× petstore's` : '';
+      if (p.build.length === 0) row(buildWhat, failed([p], 'build', githubGoal));
+      else {
+        const buildRatio = median(p.build) / petstoreDebugBuild;
+        row(buildWhat, {
+          value: seconds(median(p.build), 1), spread: spread(p.build, 1),
+          beside: `peak ${mb(median(p.buildPeakKb))}; ${runs(p.build.length)}${githubGoal ? `; ${ratio(buildRatio)} petstore's (medians)` : ''}`,
+          goal: githubGoal, status: githubGoal && Number.isFinite(buildRatio) ? verdict(buildRatio <= GOALS.githubBuildRatio) : '',
+        });
+      }
+      // MS Graph's goal on init + Release build.
+      if (key === 'graph' && release) {
+        const goal = `≤ ${GOALS.graphReleaseSeconds} s, peak ≤ ${GOALS.graphReleasePeakGb} GB`;
+        if (p.initBuild.length === 0) row('`init` then `dotnet build -c Release`', failed([p], 'build', goal));
+        else {
+          const peak = median(p.buildPeakKb);
+          const inTime = median(p.initBuild) <= GOALS.graphReleaseSeconds;
+          row('`init` then `dotnet build -c Release`', {
+            value: seconds(median(p.initBuild), 1), spread: spread(p.initBuild, 1), beside: `build's peak ${mb(peak)}`, goal,
+            status: Number.isFinite(peak) ? verdict(inTime && peak <= GOALS.graphReleasePeakGb * GIB_KB) : inTime ? '' : 'MISS',
+          });
+        }
+      }
+      // The start and the total.
+      const startWhat = release ? 'start → first tools/list, `dotnet bin/Release/…/Bench.dll`' : 'start → first tools/list, `dotnet run --no-build --project DIR` (Debug)';
+      const totalWhat = `total: init + build + start (${p.config})`;
+      if (p.start.length === 0) {
+        row(startWhat, failed([p], 'start', ''));
+        row(totalWhat, failed([p], 'start', ''));
+        continue;
+      }
+      row(startWhat, { value: seconds(median(p.start)), spread: spread(p.start, 2), beside: `${p.tools} tools; RSS after start ${mb(median(p.rssKb))}; ${runs(p.start.length)}` });
+      row(totalWhat, { value: seconds(median(p.total), 1), spread: spread(p.total, 1), beside: runs(p.total.length) });
+    }
+  }
+}
+
+/** The fields of a row whose step has no figure: failed there, or not run because an earlier step failed. */
+function failed(pipelines: readonly Pipeline[], step: Step, goal: string): Partial<Row> {
+  const order: Step[] = ['init', 'build', 'start'];
+  const failure = pipelines.map((p) => p.failure).find((f) => f !== undefined);
+  if (!failure) return { value: 'not run', goal, status: goal ? 'FAILED' : '' };
+  const here = failure.step === step;
+  const before = order.indexOf(failure.step) < order.indexOf(step);
+  return { value: here ? 'failed' : before ? 'not run' : 'failed', beside: `${failure.step} failed: ${failure.reason.slice(0, 200)}`, goal, status: 'FAILED' };
+}
