@@ -13,14 +13,8 @@
  * before and after.
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { REPO } from '../test/support/golden.js';
-import { ensureCorpus } from './corpus-install.js';
+import { declaredParameters, follow, isNode, sweep, sweepOptions, type Node, type SweptSpec, type Generator } from './corpus-sweep.js';
 
-type Node = Record<string, unknown>;
 const CLASSES = ['content-parameter', 'number-or-string', 'several-types', 'discriminator', 'multipart-file'] as const;
 type ShapeClass = (typeof CLASSES)[number];
 
@@ -34,21 +28,6 @@ interface ToolRecord {
   readonly pinnedAlternatives: number;
   /** Parameters declared with `content` whose value is an object or a list: the ones a style would spread. */
   readonly structuredContentParameters: number;
-}
-
-const isNode = (value: unknown): value is Node => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** The value at an internal `$ref`, followed (chains too), or undefined. */
-function follow(root: Node, value: unknown): { node: unknown; pointer?: string } {
-  let current = value;
-  let pointer: string | undefined;
-  for (let hops = 0; isNode(current) && typeof current.$ref === 'string' && hops < 20; hops++) {
-    const ref = current.$ref;
-    if (!ref.startsWith('#/')) return { node: undefined };
-    pointer = ref.slice(1);
-    current = pointer.slice(1).split('/').reduce<unknown>((at, raw) => (isNode(at) || Array.isArray(at) ? (at as Node)[raw.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
-  }
-  return { node: current, ...(pointer !== undefined && { pointer }) };
 }
 
 /** The classes an operation's request side has. */
@@ -73,15 +52,10 @@ function classesOf(root: Node, pathItem: Node, operation: Node): Set<ShapeClass>
       else if (isNode(child)) schema(child);
     }
   };
-  for (const list of [pathItem.parameters, operation.parameters]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const parameter = follow(root, raw).node;
-      if (!isNode(parameter)) continue;
-      if (isNode(parameter.content)) found.add('content-parameter');
-      schema(parameter.schema);
-      if (isNode(parameter.content)) for (const media of Object.values(parameter.content)) if (isNode(media)) schema(media.schema);
-    }
+  for (const parameter of declaredParameters(root, pathItem, operation)) {
+    if (isNode(parameter.content)) found.add('content-parameter');
+    schema(parameter.schema);
+    if (isNode(parameter.content)) for (const media of Object.values(parameter.content)) if (isNode(media)) schema(media.schema);
   }
   const body = follow(root, operation.requestBody).node;
   if (isNode(body) && isNode(body.content)) {
@@ -155,65 +129,34 @@ function pinnedProperty(variants: unknown[], property: Node): boolean {
 }
 
 export async function classesSweep(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv.filter((a) => a !== '--classes'),
-    options: {
-      list: { type: 'string', default: join(REPO, '../shared/corpus/dev-specs.txt') },
-      generator: { type: 'string' },
-      out: { type: 'string' },
-      compare: { type: 'string' },
-    },
-  });
-  const dist = values.generator ? resolve(values.generator) : join(REPO, 'dist');
-  const generator = await import(pathToFileURL(join(dist, 'src/index.js')).href) as typeof import('../src/index.js');
-  const schemas = await import(pathToFileURL(join(dist, 'src/emit/tools/input-schema.js')).href) as typeof import('../src/emit/tools/input-schema.js');
-  const apiDir = ensureCorpus();
-  const ids = (await readFile(values.list, 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  await sweep(sweepOptions(argv, '--classes'), toolRecords, report);
+}
+
+/** The records of a spec's tools that have any of the classes. */
+function toolRecords({ id, model, plan, root, operations }: SweptSpec, { schemas }: Generator): ToolRecord[] {
   const records: ToolRecord[] = [];
-  for (const [index, id] of ids.entries()) {
-    try {
-      const { model, spec } = await generator.prepare(join(apiDir, `${id}.json`));
-      const plan = generator.planNames(model);
-      const root = spec.root as Node;
-      for (const op of model.operations) {
-        const pathItem = follow(root, (root.paths as Node)[op.path]).node;
-        const operation = isNode(pathItem) ? pathItem[op.method] : undefined;
-        if (!isNode(pathItem) || !isNode(operation)) continue;
-        const classes = [...classesOf(root, pathItem, operation)];
-        if (classes.length === 0) continue;
-        const input = schemas.inputSchema(model, plan, op);
-        const figures = schemaFigures(input);
-        records.push({
-          spec: id,
-          tool: plan.operations.get(op.id)?.toolName ?? op.id,
-          classes,
-          schemaHash: createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 16),
-          emptySchemas: figures.empty,
-          unionAlternatives: figures.alternatives,
-          pinnedAlternatives: figures.pinned,
-          structuredContentParameters: op.parameters.filter((p) => p.type.kind !== 'primitive' && contentDeclared(root, pathItem, operation, p.name, p.location)).length,
-        });
-      }
-    } catch {
-      // Specs the generator refuses are the compile sweep's business.
-    }
-    if (index % 200 === 199) process.stderr.write(`swept ${index + 1}/${ids.length}\n`);
+  for (const { op, pathItem, operation } of operations) {
+    const classes = [...classesOf(root, pathItem, operation)];
+    if (classes.length === 0) continue;
+    const input = schemas.inputSchema(model, plan, op);
+    const figures = schemaFigures(input);
+    records.push({
+      spec: id,
+      tool: plan.operations.get(op.id)?.toolName ?? op.id,
+      classes,
+      schemaHash: createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 16),
+      emptySchemas: figures.empty,
+      unionAlternatives: figures.alternatives,
+      pinnedAlternatives: figures.pinned,
+      structuredContentParameters: op.parameters.filter((p) => p.type.kind !== 'primitive' && contentDeclared(root, pathItem, operation, p.name, p.location)).length,
+    });
   }
-  if (values.out) await writeFile(values.out, `${JSON.stringify(records)}\n`);
-  const before = values.compare ? (JSON.parse(await readFile(values.compare, 'utf8')) as ToolRecord[]) : undefined;
-  process.stdout.write(report(records, before));
+  return records;
 }
 
 /** Whether the document declares the parameter `name` in `location` with `content` (read from the document, for either generator). */
 function contentDeclared(root: Node, pathItem: Node, operation: Node, name: string, location: string): boolean {
-  for (const list of [pathItem.parameters, operation.parameters]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const parameter = follow(root, raw).node;
-      if (isNode(parameter) && parameter.name === name && parameter.in === location && isNode(parameter.content)) return true;
-    }
-  }
-  return false;
+  return declaredParameters(root, pathItem, operation).some((parameter) => parameter.name === name && parameter.in === location && isNode(parameter.content));
 }
 
 /** The table: per class, specs and tools touched, and (with the earlier run) what changed. */
