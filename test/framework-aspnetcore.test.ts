@@ -303,6 +303,26 @@ describe('generated MCP servers against an ASP.NET Core 10 app, from each of its
         assert.deepEqual([rows(`SELECT id FROM orders WHERE customer_email = ${quote(customer)}`), row(`SELECT stock FROM products WHERE id = ${productId}`)], [[], { stock: 30 }]);
       });
 
+      // Held out: written after the checks above, and run once.
+      test("unseen: create_order whose second line names a product that does not exist: the reason naming Lines[1].ProductId, no order, the first line's units not taken", async () => {
+        const productId = await addProduct('Kaleidoscope', { stock: 9 });
+        const customer = email('missing');
+        assertError(await tool('create_order', { body: { customerEmail: customer, deliverBy: day(5), lines: [{ productId, quantity: 2 }, { productId: 1_999_999_999, quantity: 1 }], payment: card } }),
+          /Lines\[1\]\.ProductId/, /There is no product 1999999999\./, /\(HTTP 400\)/);
+        assert.deepEqual([rows(`SELECT id FROM orders WHERE customer_email = ${quote(customer)}`), row(`SELECT stock FROM products WHERE id = ${productId}`)], [[], { stock: 9 }]);
+      });
+
+      test('unseen: list_products by a search outside ASCII, inStock false, a highest price and a category: the rows the database selects (false is sent, not dropped)', async () => {
+        const marker = `Straßenbahn № ✓ ${document}`;
+        for (const [name, category, price, stock] of [['A', 'Kitchen', 5, 0], ['B', 'Kitchen', 9.99, 0], ['C', 'Kitchen', 10, 0], ['D', 'Kitchen', 4, 3], ['E', 'Garden', 3, 0]] as const) {
+          await addProduct(`${marker} ${name}`, { category, price, stock });
+        }
+        const answer = success(await tool('list_products', { search: marker, inStock: false, maxPrice: 9.99, category: 'Kitchen' }));
+        const where = `instr(name, ${quote(marker)}) > 0 AND category = 'Kitchen' AND stock = 0 AND CAST(price AS REAL) <= 9.99`;
+        assert.deepEqual((answer.items as Json[]).map((p) => p.name), rows(`SELECT name FROM products WHERE ${where} ORDER BY name, id`).map((r) => r.name));
+        assert.deepEqual([(answer.items as Json[]).map((p) => p.name), answer.total], [[`${document} ${marker} A`, `${document} ${marker} B`], 2]);
+      });
+
       if (document === 'nswag') {
         test("the document as published: the upload's caption is a query parameter, which the app ignores (hence the overlay)", async () => {
           const published = await (await fetch(shop!.documentUrl('nswag'))).json() as Json;

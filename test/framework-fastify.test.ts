@@ -313,4 +313,26 @@ describe('generated MCP server against a Fastify 5 app with @fastify/swagger 9 (
     const stored = app!.event(Number(answer.id))!;
     assert.deepEqual([stored.price, stored.capacity, stored.speakers], [0, 1, [{ name: 'Solo', email: 'solo@example.com', bio: null }]]);
   });
+
+  test('unseen: list_events by a category and a start window together, second page: the events the state selects in start order (offsets compared as instants), and the total', async () => {
+    const tag = `combo-${process.pid}`;
+    const starts = [['meetup', '2030-05-01T18:00:00Z'], ['meetup', '2030-05-02T10:00:00+02:00'], ['talk', '2030-05-02T10:00:00Z'], ['meetup', '2030-05-02T09:00:00Z'], ['meetup', '2030-05-05T18:00:00Z'], ['meetup', '2030-06-01T18:00:00Z']];
+    for (const [i, [category, startsAt]] of starts.entries()) await addEvent(`Combo ${i}`, { category, startsAt, tags: [tag] });
+    const window = { startsAfter: '2030-05-01T20:00:00Z', startsBefore: '2030-05-31T00:00:00Z' };
+    const answer = success(await tool('list_events', { tag, category: 'meetup', ...window, limit: 2, offset: 1 })) as { total: number; items: { title: string }[] };
+    const selected = app!.state().events.filter((e) => e.tags.includes(tag) && e.category === 'meetup' && Date.parse(e.startsAt) > Date.parse(window.startsAfter) && Date.parse(e.startsAt) < Date.parse(window.startsBefore))
+      .sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || a.id - b.id).map((e) => e.title);
+    assert.deepEqual([answer.items.map((e) => e.title), answer.total], [selected.slice(1, 3), selected.length]);
+    assert.deepEqual([answer.items.map((e) => e.title), answer.total], [['Combo 3', 'Combo 4'], 3]);
+  });
+
+  test('unseen: create_event with a title of exactly 120 characters, 20 of them emoji outside the BMP: stored as given; one more character refused, nothing stored', async () => {
+    const title = `${'🎷'.repeat(20)}${'Jazz–Ä'.repeat(16)}Ende`;
+    assert.deepEqual([[...title].length, title.length], [120, 140]);
+    const answer = success(await tool('create_event', { body: eventBody(title) }));
+    assert.equal(app!.event(Number(answer.id))?.title, title);
+    const longer = `${title}!`;
+    assertError(await tool('create_event', { body: eventBody(longer) }), /title/);
+    assert.equal(app!.state().events.some((e) => e.title === longer), false);
+  });
 });

@@ -20,7 +20,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { scratchDir } from './support/scratch.js';
 import { call, success, type Answer } from './support/real-apis.js';
 import {
-  assertDone, assertError, assertJsonParameter, connectTodos, ensureLoopback, generateTodoProject, loopbackVersion, requestLog, startLoopback, TODO_TOOLS,
+  assertDone, assertError, assertJsonParameter, connectTodos, ensureLoopback, generateTodoProject, latestFirst, loopbackVersion, requestLog, startLoopback, TODO_TOOLS,
   type LoopbackServer,
 } from './support/frameworks/loopback.js';
 
@@ -311,6 +311,31 @@ describe(`generated MCP server against a LoopBack 4 app (@loopback/rest ${loopba
     assertError(await tool('create_todo_attachment', { id: 999_999, body: { file: { content: Buffer.from('x').toString('base64'), fileName: 'x.txt', contentType: 'text/plain' } } }),
       /404/, /Entity not found: Todo with id 999999/);
     assert.deepEqual(app!.rows('Attachment'), before);
+  });
+
+  // Held out: written after the checks above, and run once.
+  test('unseen: patch_todo emptying the tags and the checklist: [] in the body the app received and in the state file, the location and the rest kept', async () => {
+    const id = await addTodo(mark('Pack the boxes'), { desc: 'moving day', priority: 3, tags: ['move'], checklist: [{ text: 'Tape', done: true }], location: { place: 'Attic', lat: 1.5, lng: 2.5 } });
+    const before = todo(id)!;
+    const since = logMark();
+    done(await tool('patch_todo', { id, body: { tags: [], checklist: [] } }));
+    const [body] = receivedBodies(since, 'PATCH', `/todos/${id}`);
+    assert.deepEqual(JSON.parse(body ?? '{}'), { tags: [], checklist: [] }, `the body as the app received it: ${body}`);
+    assert.deepEqual(todo(id), { ...before, tags: [], checklist: [] });
+  });
+
+  test('unseen: list_todos with where {and: [desc outside ASCII, status inq, dueAt between]} ordered by dueAt DESC: the rows the state file has, one ?filter=<JSON>', async () => {
+    const desc = mark('Umzug nach Zürich — ✓ 日本');
+    for (const [status, dueAt] of [['blocked', '2027-07-01T09:00:00.000Z'], ['in-progress', '2027-07-15T09:00:00.000Z'], ['open', '2027-07-10T09:00:00.000Z'], ['blocked', '2027-08-02T09:00:00.000Z'], ['in-progress', '2027-06-30T23:59:59.000Z']]) await addTodo(mark(`Step ${status}`), { desc, status, dueAt });
+    const [from, to] = ['2027-07-01T00:00:00.000Z', '2027-07-31T23:59:59.000Z'];
+    const filter = { where: { and: [{ desc }, { status: { inq: ['blocked', 'in-progress'] } }, { dueAt: { between: [from, to] } }] }, order: ['dueAt DESC'], fields: ['id', 'status', 'dueAt'] };
+    const since = logMark();
+    const answer = success(await tool('list_todos', { filter })) as Row[];
+    const [url] = received(since, 'GET', '/todos');
+    const expected = latestFirst(todos().filter((row) => row.desc === desc && ['blocked', 'in-progress'].includes(String(row.status)) && String(row.dueAt) >= from && String(row.dueAt) <= to), 'dueAt', filter.fields);
+    assert.deepEqual(expected.map((row) => row.status), ['in-progress', 'blocked']);
+    assert.deepEqual(answer, expected, `the app received ${url}`);
+    assertJsonParameter(receivedQuery(since, 'GET', '/todos'), 'filter', filter, url!);
   });
 
   test('the app itself: PATCH /todos?where=<JSON> (the form the document declares) changes only the matched row', async () => {

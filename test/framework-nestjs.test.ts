@@ -316,4 +316,20 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
     assert.deepEqual(both, app!.state().tasks.filter((t) => t.priority === 'high' && t.tags.includes(tag)).map((t) => t.id));
     assert.equal(both.length, 3);
   });
+
+  test('unseen: patch_task emptying the tags and the checklist: [] for each in the state, the assignee, the estimate and the rest kept', async () => {
+    const id = await addTask('Arrays emptied', { tags: ['x', 'y'], checklist: [{ text: 'one', done: true }], assignee: { name: 'Kim', email: 'kim@example.com' }, estimateHours: 3 });
+    const before = fields(app!.task(id));
+    success(await tool('patch_task', { id, body: { tags: [], checklist: [] } }));
+    assert.deepEqual(fields(app!.task(id)), { ...before, tags: [], checklist: [] });
+  });
+
+  test('unseen: create_task with a title in several scripts and a long description (emoji, combining marks, quotes, backslashes, line breaks, U+2028): stored exactly, read back the same', async () => {
+    const title = 'Überprüfung 日本語 العربية עברית 👩🏽‍💻 e\u0301 «ok»';
+    const description = 'Zeile „eins“ — ✓ 🎉 e\u0301 \\path\\to "quoted" <b>&amp;</b>\ttab\u2028sep\n'.repeat(200);
+    const answer = success(await tool('create_task', { body: { title, description, priority: 'low' } }));
+    assert.deepEqual([app!.task(Number(answer.id))?.title, app!.task(Number(answer.id))?.description], [title, description]);
+    const read = success(await tool('get_task', { id: Number(answer.id) }));
+    assert.deepEqual([read.title, read.description, read.description.length], [title, description, description.length]);
+  });
 });

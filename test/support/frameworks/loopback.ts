@@ -166,3 +166,8 @@ export function assertDone(answer: Answer, client: Client): void {
   assert.equal(answer.isError, false, `the tool answered with an error: ${answer.text}\n${serverLog(client).slice(-2_000)}`);
   assert.doesNotMatch(answer.text, /^Error:/, answer.text);
 }
+
+/** `rows` latest first by `key` (ISO date-time strings), each with only `fields`, in that order. */
+export function latestFirst(rows: Record<string, unknown>[], key: string, fields: readonly string[]): Record<string, unknown>[] {
+  return [...rows].sort((a, b) => String(b[key]).localeCompare(String(a[key]))).map((row) => Object.fromEntries(fields.map((field) => [field, row[field]])));
+}
