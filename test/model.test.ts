@@ -234,6 +234,10 @@ test('api-version is the document\'s where it says one: its default or only valu
   // A semantic info.version says the document's version, not the API's: the model still gives this one.
   assert.equal(await versionOf('1.0.0', { schema: { type: 'string' } }), undefined);
   assert.deepEqual(await versionOf('1.0', { schema: { type: 'string' }, 'x-ms-parameter-location': 'client' }), { value: '1.0', fixed: true });
+  assert.deepEqual(await versionOf('2019-08-01.10.0', { schema: { type: 'string' } }), { value: '2019-08-01.10.0', fixed: true });
+  // What does not read as a version is not sent on every call: a timestamp in the examples, a date in words.
+  assert.equal(await versionOf('Wed Oct 15 2025 13:50:41 GMT+0000', { schema: { type: 'string' }, 'x-ms-parameter-location': 'client', examples: { a: { value: '2025-10-15T13:50:41.539Z' } } }), undefined);
+  assert.equal(await versionOf('1.0.0', { schema: { type: 'string' }, example: '2025-10-15T13:50:41.539Z' }), undefined);
 });
 
 test('client parameters, pages and long-running operations from the x-ms extensions; an ARM subscriptionId is the client\'s by its name', async () => {

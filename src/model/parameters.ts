@@ -139,8 +139,10 @@ function clientParameter(context: ParameterContext, node: Record<string, unknown
   return {};
 }
 
-/** An API version as Azure dates them: `2024-05-01`, `2017-12-01-preview`. */
-const DATED_VERSION = /^\d{4}-\d{2}-\d{2}(?:-[A-Za-z0-9.]+)?$/;
+/** An API version as Azure dates them: `2024-05-01`, `2017-12-01-preview`, `2019-08-01.10.0`. */
+const DATED_VERSION = /^\d{4}-\d{2}-\d{2}(?:[-.][A-Za-z0-9.-]+)?$/;
+/** Any text that reads as a version: dated, or numbered (`7.0`, `v2`, `7.1-preview`); not a timestamp or a date in words. */
+const READS_AS_VERSION = /^(?:\d{4}-\d{2}-\d{2}(?:[-.][A-Za-z0-9.-]+)?|v?\d+(?:\.\d+)*(?:-[A-Za-z0-9.]+)?)$/;
 
 /** The version a document's `api-version` parameter takes: its default or only value, `info.version`, or its examples' most frequent. */
 function documentValue(context: ParameterContext, node: Record<string, unknown>, schema: unknown): string | undefined {
@@ -148,11 +150,13 @@ function documentValue(context: ParameterContext, node: Record<string, unknown>,
   const declared = isObject(target) ? target : {};
   if (typeof declared.default === 'string' && declared.default !== '') return declared.default;
   if (Array.isArray(declared.enum) && declared.enum.length === 1 && typeof declared.enum[0] === 'string') return declared.enum[0];
+  // Beyond what the document declares, only a value that reads as a version is taken: a damaged document's examples
+  // can hold a timestamp (2025-10-15T13:50:41.539Z), which would be sent on every call; the model then gives it.
   const examples = [node.example, declared.example, ...(isObject(node.examples) ? Object.values(node.examples).map((e) => (isObject(e) ? e.value : undefined)) : [])]
-    .filter((v): v is string => typeof v === 'string' && v !== '');
+    .filter((v): v is string => typeof v === 'string' && READS_AS_VERSION.test(v));
   // info.version is the API's version where it is dated as Azure dates them, the parameter is the client's, or an example has it.
   const version = context.documentVersion;
-  if (version !== undefined && (DATED_VERSION.test(version) || node['x-ms-parameter-location'] === 'client' || examples.includes(version))) return version;
+  if (version !== undefined && READS_AS_VERSION.test(version) && (DATED_VERSION.test(version) || node['x-ms-parameter-location'] === 'client' || examples.includes(version))) return version;
   const counts = new Map<string, number>();
   for (const value of examples) counts.set(value, (counts.get(value) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
