@@ -106,6 +106,8 @@ export interface OperationInfo {
   readonly method: string;
   /** The path template as the spec gives it. */
   readonly path: string;
+  /** Arguments that only an earlier answer can fill (a next page's link, a long-running operation's token): never made up. */
+  readonly continuations?: readonly string[];
 }
 
 export function classify(answer: Answer, exchanges: readonly Exchange[], operation?: OperationInfo): Verdict {

@@ -46,7 +46,11 @@ export async function generateProjects(inputs: readonly SpecInput[], work: strin
     if (code === 0) {
       const api = await prepare(input.path);
       const plan = planNames(api.model);
-      for (const op of api.model.operations) operations.set(plan.operations.get(op.id)?.toolName ?? '', { method: op.method, path: op.path });
+      for (const op of api.model.operations) {
+        const names = plan.operations.get(op.id);
+        const continuations = [names?.nextLink, names?.operation].filter((name): name is string => name !== undefined);
+        operations.set(names?.toolName ?? '', { method: op.method, path: op.path, ...(continuations.length > 0 && { continuations }) });
+      }
       // OAuth2 client credentials: a token obtained elsewhere, as a user without the token service would give.
       for (const scheme of api.model.securitySchemes) {
         const token = credentialVariables(serverName, scheme).accessToken;

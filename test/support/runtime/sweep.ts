@@ -75,6 +75,7 @@ export async function sweepSpec(spec: PreparedSpec, options: { seed?: number; ca
           continue;
         }
         const args = made.arguments;
+        for (const name of spec.operations.get(tool.name)?.continuations ?? []) delete args[name];
         recorder.take();
         let verdict: Verdict;
         let text = '';
