@@ -185,7 +185,8 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   if (confirm) w.line(confirmAttribute(op, names, plan));
   w.line(`public static async Task<string> ${names.toolMethod}(`);
   const declared = [
-    ...parameters.map((p) => `[Description(${stringLiteral(p.schemaDescription)})] ${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
+    // No [Description] on the parameters: the InputSchema above is what the tool publishes, descriptions and all.
+    ...parameters.map((p) => `${p.type} ${p.name}${p.optional ? ' = null' : ''}`),
     ...(confirm ? [`global::ModelContextProtocol.Server.RequestContext<global::ModelContextProtocol.Protocol.CallToolRequestParams> ${CONFIRM_CONTEXT_PARAMETER}${anyOptional ? ' = null!' : ''}`] : []),
     ...(op.longRunning ? [`IProgress<global::ModelContextProtocol.ProgressNotificationValue>? ${PROGRESS_PARAMETER} = null`] : []),
     `HttpClient ${HTTP_CLIENT_PARAMETER}${anyOptional ? ' = null!' : ''}`,

@@ -25,9 +25,9 @@ public static partial class McpTools
     [Description("List pets\n\nReturns all pets, optionally filtered by species and limited in number.")]
     [InputSchema("""{"type":"object","properties":{"species":{"description":"Only return pets of this species.","type":"string","enum":["dog","cat","bird"]},"limit":{"description":"Maximum number of pets to return (1-100). Default: 20.","type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"xRequestId":{"description":"Optional correlation id echoed into server logs.","type":"string","minLength":1}}}""")]
     public static async Task<string> ListPets(
-        [Description("Only return pets of this species.")] string? species = null,
-        [Description("Maximum number of pets to return (1-100). Default: 20.")] int? limit = null,
-        [Description("Optional correlation id echoed into server logs.")] string? xRequestId = null,
+        string? species = null,
+        int? limit = null,
+        string? xRequestId = null,
         HttpClient httpClient = null!,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.ListPetsAsync(httpClient, species, limit, xRequestId, cancellationToken)).ConfigureAwait(false);
@@ -36,7 +36,7 @@ public static partial class McpTools
     [Description("Create a pet\n\nAdds a new pet to the store and returns it with its assigned id.")]
     [InputSchema("""{"type":"object","properties":{"body":{"description":"The pet to create.","type":"object","properties":{"name":{"description":"The pet's name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"Free-form tag.","type":"string"},"ownerId":{"description":"Id of the owning owner.","type":"integer"}},"required":["name","species"],"additionalProperties":false}},"required":["body"]}""")]
     public static async Task<string> CreatePet(
-        [Description("The pet to create.")] NewPet body,
+        NewPet body,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.CreatePetAsync(httpClient, body, cancellationToken)).ConfigureAwait(false);
@@ -45,7 +45,7 @@ public static partial class McpTools
     [Description("Get a pet by id")]
     [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"}},"required":["petId"]}""")]
     public static async Task<string> GetPet(
-        [Description("The id of the pet.")] long petId,
+        long petId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.GetPetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
@@ -54,8 +54,8 @@ public static partial class McpTools
     [Description("Update a pet\n\nUpdates the provided fields of an existing pet; omitted fields are left unchanged.")]
     [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"},"body":{"description":"The fields to change.","type":"object","properties":{"name":{"description":"New name.","type":"string"},"species":{"description":"The kind of animal.","type":"string","enum":["dog","cat","bird"]},"tag":{"description":"New tag.","type":"string"}},"additionalProperties":false}},"required":["petId","body"]}""")]
     public static async Task<string> UpdatePet(
-        [Description("The id of the pet.")] long petId,
-        [Description("The fields to change.")] PetUpdate body,
+        long petId,
+        PetUpdate body,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.UpdatePetAsync(httpClient, petId, body, cancellationToken)).ConfigureAwait(false);
@@ -64,7 +64,7 @@ public static partial class McpTools
     [Description("Delete a pet")]
     [InputSchema("""{"type":"object","properties":{"petId":{"description":"The id of the pet.","type":"integer"}},"required":["petId"]}""")]
     public static async Task<string> DeletePet(
-        [Description("The id of the pet.")] long petId,
+        long petId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.DeletePetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
@@ -81,7 +81,7 @@ public static partial class McpTools
     [Description("List an owner's pets\n\nReturns the pets belonging to the given owner.")]
     [InputSchema("""{"type":"object","properties":{"ownerId":{"description":"The id of the owner.","type":"integer"}},"required":["ownerId"]}""")]
     public static async Task<string> ListOwnerPets(
-        [Description("The id of the owner.")] long ownerId,
+        long ownerId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
         => await RunAsync(() => ApiClient.ListOwnerPetsAsync(httpClient, ownerId, cancellationToken)).ConfigureAwait(false);
