@@ -13,6 +13,7 @@ using System.Text.Json.Nodes;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ModelContextProtocol;
 using ModelContextProtocol.Protocol;
@@ -51,10 +52,13 @@ internal static class McpDiscovery
     /// The tools of these classes (discovery and code mode), with the input schemas the generator wrote, constraints and
     /// all; arguments read with the client's JSON settings (exact property names: an API may have both xAxis and xaxis).
     /// Every call is audited (<see cref="McpAudit"/>) and its arguments checked before it runs; every Error: answer is
-    /// flagged isError; tools/list comes in pages.
+    /// flagged isError; tools/list comes in pages; the search index is read once the server has started.
     /// </summary>
     internal static IMcpServerBuilder WithSearchTools(this IMcpServerBuilder builder, IEnumerable<Type> tools)
     {
+        // The search index is read in the background once the server has started: the first search does not wait for
+        // it (on all of Microsoft Graph it takes most of a second), and neither does the first tools/list.
+        builder.Services.AddMcpStartup(services => services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => Task.Run(() => McpSearch.Index)));
         builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(_ =>
         {
             var made = services.GetServices<McpServerTool>().ToList();
