@@ -153,6 +153,20 @@ describe('Azure Resource Manager and Microsoft Graph conventions (--credential a
     assert.equal(api.widget(SUB, 'widgets-rg', 'hotel'), undefined, 'the widget is gone when the tool answers');
   });
 
+  test('x-ms-paths: a path told apart by its query is a tool like any other; an x-ms-client-name names its argument', async () => {
+    const tools = (await arm.listTools()).tools;
+    const summary = tools.find((t) => /summary/.test(t.description ?? ''));
+    assert.ok(summary, `no tool for Widgets_GetSummary among ${tools.map((t) => t.name).join(', ')}`);
+    const properties = (summary.inputSchema as Json).properties as Json;
+    assert.deepEqual(Object.keys(properties).sort(), ['requestId', 'resourceGroupName', 'subscriptionId', 'widgetName']);
+    const mark = api.requests.length;
+    const answer = ok(await call(arm, summary.name, { resourceGroupName: 'widgets-rg', widgetName: 'alpha', requestId: 'req-42' }));
+    assert.deepEqual(answer, { name: 'alpha', color: api.widget(SUB, 'widgets-rg', 'alpha')?.properties.color, size: api.widget(SUB, 'widgets-rg', 'alpha')?.properties.size, requestId: 'req-42' });
+    const [sent] = since(mark);
+    assert.deepEqual([new URL(sent!.url).pathname, query(sent!.url).get('view'), query(sent!.url).get('api-version'), sent!.headers['x-ms-client-request-id']],
+      [`/subscriptions/${SUB}/resourceGroups/widgets-rg/providers/Microsoft.Widgets/widgets/alpha`, 'summary', API_VERSION, 'req-42']);
+  });
+
   test('an operation that fails says why', async () => {
     api.control.rejectedColors.add('blue');
     const answer = await call(arm, 'update_provider_microsoft_widget_widget', { resourceGroupName: 'widgets-rg', widgetName: 'india', body: { location: 'westeurope', properties: { color: 'blue', size: 1 } } });

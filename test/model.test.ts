@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { prepare, planNames, type PreparedApi } from '../src/index.js';
 import { REPO } from './support/golden.js';
+import { valueDescription } from '../src/emit/shared/describe.js';
 import { scratchDir } from './support/scratch.js';
 
 const dir = scratchDir('model');
@@ -258,4 +259,29 @@ test('client parameters, pages and long-running operations from the x-ms extensi
   assert.equal(next?.paging, undefined);
   const plan = planNames(api.model);
   assert.deepEqual([...plan.clientParameters.values()].map((p) => [p.property, p.setting]), [['SubscriptionId', 'SUBSCRIPTION_ID'], ['Endpoint', 'ENDPOINT']]);
+});
+
+test('x-ms-paths join the paths (a path told apart by its query; one already in paths keeps its own); x-ms-client-name names arguments and C# properties, the wire keeps the document\'s names', async () => {
+  const job = { type: 'object', properties: { state: { type: 'string', 'x-ms-client-name': 'jobState' } } };
+  const mode = { name: 'mode', in: 'query', type: 'string', enum: ['soft', 'hard'], description: 'How to cancel', 'x-ms-enum': { name: 'CancelMode', modelAsString: true, values: [{ value: 'soft', name: 'Soft', description: 'Let the running step finish.' }, { value: 'hard', name: 'Hard', description: 'Stop at once;\n  the step is lost.' }] } };
+  const api = await spec({
+    openapi: undefined, swagger: '2.0', info: { title: 'Jobs', version: '2024-01-01' },
+    paths: { '/jobs/{id}': { get: { operationId: 'Jobs_Get', parameters: [{ name: 'id', in: 'path', required: true, type: 'string' }], responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Job' } } } } } },
+    'x-ms-paths': {
+      '/jobs/{id}?op=cancel': { post: { operationId: 'Jobs_Cancel', parameters: [{ name: 'id', in: 'path', required: true, type: 'string' }, { name: 'x-ms-client-request-id', in: 'header', type: 'string', 'x-ms-client-name': 'requestId' }, mode], responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Job' } } } } },
+      '/jobs/{id}': { delete: { operationId: 'Jobs_Delete', responses: { 204: { description: 'gone' } } } },
+    },
+    definitions: { Job: job },
+  });
+  assert.deepEqual(api.model.operations.map((op) => `${op.method.toUpperCase()} ${op.path}`), ['GET /jobs/{id}', 'POST /jobs/{id}?op=cancel']);
+  const cancel = api.model.operations[1]!;
+  assert.deepEqual(cancel.parameters.map((p) => [p.name, p.clientName]), [['id', undefined], ['x-ms-client-request-id', 'requestId'], ['mode', undefined]]);
+  const plan = planNames(api.model);
+  assert.deepEqual(plan.operations.get(cancel.id)?.parameters, ['id', 'requestId', 'mode']);
+  // x-ms-enum's values say what each means: the argument's description tells the model (the schema lists the values).
+  const modeParameter = cancel.parameters[2]!;
+  assert.equal(valueDescription(modeParameter.facts, modeParameter.type, undefined, true), 'How to cancel. soft: Let the running step finish; hard: Stop at once; the step is lost.');
+  const jobType = [...api.model.types.entries()].find(([, type]) => type.origin.kind === 'component' && type.origin.name === 'Job');
+  assert.ok(jobType);
+  assert.deepEqual([jobType[1].properties.map((p) => p.jsonName), plan.types.get(jobType[0])?.properties], [['state'], ['JobState']]);
 });

@@ -42,6 +42,7 @@ export async function loadSpec(input: string, options: LoadOptions = {}): Promis
   const warnings: Diagnostic[] = [];
   for (const overlay of overlays) root = applyOverlay(root, overlay, source, warnings);
   const originalVersion = detectVersion(root, source.display);
+  root = withMsPaths(root);
   if (originalVersion === '2.0') root = await upgradeSwagger(root, source.display);
   // Only a document whose text names an external $ref is walked (JSON specs can be tens of megabytes).
   const external = [source.text, ...overlays.map((o) => o.source.text)].some(mayHaveExternalRefs) ? findExternalRefs(root) : [];
@@ -50,6 +51,22 @@ export async function loadSpec(input: string, options: LoadOptions = {}): Promis
     if (root.webhooks === undefined) throw new GeneratorError('spec', 'not an OpenAPI document: `paths` is missing', `${source.display}#/paths`);
   }
   return { source, root, originalVersion, overlays: overlays.map((o) => ({ display: o.source.display, location: o.source.location })), warnings };
+}
+
+/**
+ * Azure's `x-ms-paths`: paths that `paths` cannot hold because they differ only in a query (`/jobs?op=cancel`), as
+ * AutoRest reads them. They join `paths` (one already there keeps its own), where a query in a path template is a
+ * fixed part of each request.
+ */
+function withMsPaths(root: Record<string, unknown>): Record<string, unknown> {
+  const extra = root['x-ms-paths'];
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) return root;
+  const paths = typeof root.paths === 'object' && root.paths !== null && !Array.isArray(root.paths) ? root.paths as Record<string, unknown> : {};
+  const merged: Record<string, unknown> = { ...paths };
+  for (const [path, item] of Object.entries(extra)) if (!(path in merged)) merged[path] = item;
+  const result: Record<string, unknown> = { ...root, paths: merged };
+  delete result['x-ms-paths'];
+  return result;
 }
 
 /** One after the other: the first broken overlay in the order given is the error. */

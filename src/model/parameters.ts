@@ -1,7 +1,7 @@
 import { GeneratorError, pointerToken, type Diagnostic } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
 import { SchemaTypes } from './schemas.js';
-import { isObject, text } from './schema-nodes.js';
+import { isObject, msEnumDescriptions, text } from './schema-nodes.js';
 import { templateParameters } from './paths.js';
 import type { ClientParameter, Parameter, ParameterContent, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
 
@@ -110,12 +110,16 @@ function buildParameter(
   const facts = schemas.facts(schema, schemaAt);
   const description = text(node.description) ?? facts.description;
   const style = typeof node.style === 'string' ? node.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
+  // A converted Swagger 2.0 parameter keeps its x-ms-enum beside its schema.
+  const valueDescriptions = msEnumDescriptions(node['x-ms-enum']);
+  const clientName = typeof node['x-ms-client-name'] === 'string' && node['x-ms-client-name'].trim() !== '' ? node['x-ms-client-name'].trim() : undefined;
   return {
     name,
+    ...(clientName !== undefined && { clientName }),
     location,
     required: location === 'path' || node.required === true,
     type,
-    facts: { ...facts, ...(description !== undefined && { description }) },
+    facts: { ...facts, ...(description !== undefined && { description }), ...(facts.valueDescriptions === undefined && valueDescriptions !== undefined && { valueDescriptions }) },
     style,
     explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
     allowEmpty: location === 'query' && node.allowEmptyValue === true,

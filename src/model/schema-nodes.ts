@@ -108,3 +108,18 @@ export function numberType(format: string | undefined): Primitive {
     default: return 'double';
   }
 }
+
+/**
+ * What each value of an `x-ms-enum` means, where its `values` say (`{value, description, name}`); undefined when none
+ * does. Its `name`s, the SDKs' enum members, have no counterpart: the client keeps an enum as its values.
+ */
+export function msEnumDescriptions(msEnum: unknown): readonly (readonly [string, string])[] | undefined {
+  if (!isObject(msEnum) || !Array.isArray(msEnum.values)) return undefined;
+  const found: (readonly [string, string])[] = [];
+  for (const entry of msEnum.values) {
+    if (!isObject(entry) || entry.value === undefined || entry.value === null) continue;
+    const meaning = text(entry.description);
+    if (meaning !== undefined) found.push([String(entry.value), meaning]);
+  }
+  return found.length > 0 ? found : undefined;
+}

@@ -3,7 +3,7 @@ import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 import { PolymorphicBases, inheritedDiscriminator, unionDiscriminator } from './discriminators.js';
 import { constraintsOf, isNumberWrittenAsBytes, isUntypedPart, numberConstraints, mergeConstraints, withConstraints } from './constraints.js';
-import { ANY, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
+import { ANY, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, msEnumDescriptions, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
 
@@ -296,6 +296,11 @@ class SchemaProperty implements Property {
     return (this.#facts ??= isObject(this.#schema) ? factsOf(this.#schema, this.#target) : NO_FACTS);
   }
 
+  get clientName(): string | undefined {
+    const name = isObject(this.#schema) ? this.#schema['x-ms-client-name'] : undefined;
+    return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
+  }
+
   asRequired(): SchemaProperty {
     return new SchemaProperty(this.jsonName, this.type, true, this.readOnly, this.#schema, this.#target);
   }
@@ -319,12 +324,15 @@ function factsOf(own: Schema, target: unknown): SchemaFacts {
   };
   const description = (first((n) => text(n.description)) ?? first((n) => text(n.title))) as string | undefined;
   const defaultValue = first((n) => n.default ?? undefined);
-  if (description === undefined && defaultValue === undefined) return NO_FACTS;
+  const valueDescriptions = first((n) => msEnumDescriptions(n['x-ms-enum'])) as SchemaFacts['valueDescriptions'];
+  if (description === undefined && defaultValue === undefined && valueDescriptions === undefined) return NO_FACTS;
   // Built field by field: this runs once per property of every schema, and spreads allocate.
   const facts: { -readonly [K in keyof SchemaFacts]: SchemaFacts[K] } = {};
   if (description !== undefined) facts.description = description;
   if (defaultValue !== undefined) facts.defaultValue = defaultValue;
+  if (valueDescriptions !== undefined) facts.valueDescriptions = valueDescriptions;
   return facts;
 }
+
 
 const NO_PARTS: readonly Schema[] = Object.freeze([]);

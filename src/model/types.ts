@@ -64,6 +64,8 @@ export interface Discriminator {
 export interface SchemaFacts {
   readonly description?: string;
   readonly defaultValue?: unknown;
+  /** What each allowed value means, where the document says (Azure's `x-ms-enum` values): value and description. */
+  readonly valueDescriptions?: readonly (readonly [string, string])[];
 }
 
 /** Where an object type came from; the naming plan names it from this. */
@@ -89,6 +91,8 @@ export interface ObjectType {
 
 export interface Property {
   readonly jsonName: string;
+  /** The name an SDK gives it (`x-ms-client-name`), which its C# name is planned from; the JSON keeps `jsonName`. */
+  readonly clientName?: string;
   readonly type: TypeRef;
   /** Required by the schema and not `readOnly` (which requests never have to send). */
   readonly required: boolean;
@@ -100,6 +104,8 @@ export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
 export interface Parameter {
   readonly name: string;
+  /** The name an SDK gives it (`x-ms-client-name`), which its argument is named after; the request keeps `name`. */
+  readonly clientName?: string;
   readonly location: ParameterLocation;
   readonly required: boolean;
   readonly type: TypeRef;

@@ -136,7 +136,7 @@ export function planClientParameters(list: readonly Operation[]): Map<string, Cl
     for (const parameter of op.parameters) {
       const key = clientParameterKey(parameter);
       if (!parameter.client || result.has(key)) continue;
-      const property = unique(nameFrom(parameter.name, 'pascal', 'Parameter'), properties);
+      const property = unique(nameFrom(parameter.clientName ?? parameter.name, 'pascal', 'Parameter'), properties);
       const setting = unique(settingSuffix(property), settings);
       const description = parameter.facts.description;
       result.set(key, { name: parameter.name, location: parameter.location, client: parameter.client, property, setting, ...(description !== undefined && { description }) });
@@ -185,12 +185,12 @@ function titleOf(op: Operation, toolName: string): string {
 function planParameters(op: Operation): string[] {
   const taken = new Set<string>([BODY_PARAMETER, HTTP_CLIENT_PARAMETER, CANCELLATION_PARAMETER, REQUEST_CONTEXT_PARAMETER].filter((n) => n !== BODY_PARAMETER || op.body));
   const counts = new Map<string, number>();
-  const bases = op.parameters.map((p) => nameFrom(p.name, 'camel', 'value'));
+  const bases = op.parameters.map((p) => nameFrom(p.clientName ?? p.name, 'camel', 'value'));
   bases.forEach((b) => counts.set(b, (counts.get(b) ?? 0) + 1));
   return op.parameters.map((parameter, index) => {
     const base = bases[index] ?? 'value';
     const clash = (counts.get(base) ?? 0) > 1 || taken.has(bareName(base));
-    const wanted = clash && parameter.location !== 'path' ? identifier([...words(parameter.name), parameter.location], 'camel', 'value') : base;
+    const wanted = clash && parameter.location !== 'path' ? identifier([...words(parameter.clientName ?? parameter.name), parameter.location], 'camel', 'value') : base;
     return unique(wanted, taken);
   });
 }
@@ -235,7 +235,7 @@ class PlannedType implements TypeNames {
     if (!this.planned) {
       const members = new Set([this.name, ...RESERVED_MEMBER_NAMES]);
       this.planned = this.type.properties.map((p) => {
-        let wanted = nameFrom(p.jsonName, 'pascal', 'Property');
+        let wanted = nameFrom(p.clientName ?? p.jsonName, 'pascal', 'Property');
         if (members.has(wanted)) wanted += 'Value';
         return unique(wanted, members);
       });

@@ -193,7 +193,13 @@ export async function startAzureApi(options: AzureApiOptions): Promise<AzureApi>
     }
     switch (method) {
       case 'GET':
-        return existing ? send(200, existing) : notFound();
+        if (!existing) return notFound();
+        // Widgets_GetSummary, a path of the document's x-ms-paths: the same path told apart by its query.
+        if (url.searchParams.get('view') === 'summary') {
+          const requestId = record.headers['x-ms-client-request-id'];
+          return send(200, { name: existing.name, color: existing.properties.color, size: existing.properties.size, ...(typeof requestId === 'string' && { requestId }) });
+        }
+        return send(200, existing);
       case 'PUT': {
         if (!WIDGET_NAME.test(name)) return fail(400, 'InvalidResourceName', `The resource name '${name}' is invalid: 1 to 63 letters, digits and hyphens, starting with a letter or digit.`);
         const body = parseJson(record.body);

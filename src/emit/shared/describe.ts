@@ -3,6 +3,9 @@ import type { Operation, SchemaFacts, TypeRef } from '../../model/types.js';
 /** Longest tool description; longer ones are cut at a word boundary outside code spans. */
 export const MAX_TOOL_DESCRIPTION = 1024;
 const MAX_ENUM_VALUES = 50;
+/** Most meanings of values a description gives (x-ms-enum's), each at most MAX_MEANING characters. */
+const MAX_VALUE_MEANINGS = 20;
+const MAX_MEANING = 100;
 /** Enums longer than this stay in the description only (they would swell every tools/list). */
 export const MAX_SCHEMA_ENUM = 100;
 
@@ -25,6 +28,12 @@ export function valueDescription(facts: SchemaFacts, type: TypeRef | undefined, 
     const shown = values.slice(0, MAX_ENUM_VALUES).map(showValue);
     const more = values.length > MAX_ENUM_VALUES ? `, … (${values.length} in all)` : '';
     parts.push(`Allowed values: ${shown.join(', ')}${more}.`);
+  }
+  // What the values mean, where the document says (x-ms-enum): a few, each shortened, so that a long list stays short.
+  const meanings = facts.valueDescriptions;
+  if (meanings && meanings.length > 0) {
+    const shown = meanings.slice(0, MAX_VALUE_MEANINGS).map(([value, meaning]) => `${showValue(value)}: ${trimDescription(meaning.replace(/\s+/g, ' '), MAX_MEANING).replace(/[.;]+$/, '')}`);
+    parts.push(`${shown.join('; ')}${meanings.length > MAX_VALUE_MEANINGS ? '; …' : ''}.`);
   }
   // A default outside the allowed values is the spec's mistake: it is not repeated.
   if (facts.defaultValue !== undefined && !(values && !values.some((v) => JSON.stringify(v) === JSON.stringify(facts.defaultValue)))) parts.push(`Default: ${showValue(facts.defaultValue)}.`);
