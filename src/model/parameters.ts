@@ -1,7 +1,7 @@
 import { GeneratorError, pointerToken, type Diagnostic } from '../errors.js';
 import type { RefResolver } from '../load/refs.js';
 import { SchemaTypes } from './schemas.js';
-import { isObject, msEnumDescriptions, text } from './schema-nodes.js';
+import { clientNameOf, isObject, msEnumDescriptions, text } from './schema-nodes.js';
 import { templateParameters } from './paths.js';
 import type { ClientParameter, Parameter, ParameterContent, ParameterLocation, SecurityScheme, TypeRef } from './types.js';
 
@@ -112,7 +112,7 @@ function buildParameter(
   const style = typeof node.style === 'string' ? node.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
   // A converted Swagger 2.0 parameter keeps its x-ms-enum beside its schema.
   const valueDescriptions = msEnumDescriptions(node['x-ms-enum']);
-  const clientName = typeof node['x-ms-client-name'] === 'string' && node['x-ms-client-name'].trim() !== '' ? node['x-ms-client-name'].trim() : undefined;
+  const clientName = clientNameOf(node);
   return {
     name,
     ...(clientName !== undefined && { clientName }),

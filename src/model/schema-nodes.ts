@@ -123,3 +123,9 @@ export function msEnumDescriptions(msEnum: unknown): readonly (readonly [string,
   }
   return found.length > 0 ? found : undefined;
 }
+
+/** The name an SDK gives a parameter or property (`x-ms-client-name`), when the node names one. */
+export function clientNameOf(node: unknown): string | undefined {
+  const name = isObject(node) ? node['x-ms-client-name'] : undefined;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
+}

@@ -3,7 +3,7 @@ import { isRef, type RefResolver } from '../load/refs.js';
 import type { ObjectType, Property, SchemaFacts, TypeOrigin, TypeRef } from './types.js';
 import { PolymorphicBases, inheritedDiscriminator, unionDiscriminator } from './discriminators.js';
 import { constraintsOf, isNumberWrittenAsBytes, isUntypedPart, numberConstraints, mergeConstraints, withConstraints } from './constraints.js';
-import { ANY, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, msEnumDescriptions, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
+import { ANY, clientNameOf, declaredType, declaredTypes, hasOwnProperties, inferType, isNullSchema, isNullable, isObject, msEnumDescriptions, nullable, numberType, primitive, stringType, text, type Schema } from './schema-nodes.js';
 
 const NO_FACTS: SchemaFacts = Object.freeze({});
 
@@ -297,8 +297,7 @@ class SchemaProperty implements Property {
   }
 
   get clientName(): string | undefined {
-    const name = isObject(this.#schema) ? this.#schema['x-ms-client-name'] : undefined;
-    return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
+    return clientNameOf(this.#schema);
   }
 
   asRequired(): SchemaProperty {
