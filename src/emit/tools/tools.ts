@@ -81,7 +81,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
     emitTool(w, model, op, plan, structuredOutput, asksConfirmation(op, confirm), attributeText(op));
   });
   if (operations.length > 0) w.line();
-  emitRunAsync(w);
+  emitRunAsync(w, operations.some((op) => op.longRunning));
   w.line();
   w.doc('summary', 'The JSON Schema of a tool\'s arguments, as the host publishes it and checks calls against it: the spec\'s constraints, which the C# parameter types cannot carry.');
   w.line('[AttributeUsage(AttributeTargets.Method)]');
@@ -197,26 +197,25 @@ function emitTool(w: CSharpWriter, model: ApiModel, op: Operation, plan: NamePla
   // A paged operation's answer says where its next page is, and which tool fetches it.
   const nextTool = op.paging ? plan.operations.get(op.paging.nextOperation ?? op.id) : undefined;
   const paging = op.paging && nextTool?.nextLink ? `, ${stringLiteral(op.paging.nextLinkName)}, ${stringLiteral(nextTool.toolName)}, ${stringLiteral(nextTool.nextLink)}` : '';
-  const progress = op.longRunning ? `, progress: ${PROGRESS_PARAMETER}` : '';
-  const call = `await RunAsync(() => ${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})${paging}${progress}).ConfigureAwait(false)`;
+  const clientCall = `${FIXED_NAMES.clientClass}.${names.clientMethod}(${args})`;
+  // The client's task itself, not a lambda that starts it: a closure per tool is a third of a large API's build. A
+  // long-running operation is started by RunAsync, after it has set where progress goes.
+  const started = op.longRunning ? `${PROGRESS_PARAMETER}, () => ${clientCall}` : clientCall;
+  const call = `await RunAsync(${started}${paging}).ConfigureAwait(false)`;
   // Asked first: nothing is sent unless the user accepted (or confirmation is off).
   w.line(confirm ? `    => ${CONFIRM_CLASS}.Refusal(${CONFIRM_CONTEXT_PARAMETER}) ?? ${call};` : `    => ${call};`);
 }
 
-function emitRunAsync(w: CSharpWriter): void {
+function emitRunAsync(w: CSharpWriter, longRunning: boolean): void {
   w.doc('summary', 'Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.');
   w.line(`public static int MaxResultLength { get; set; } = ${DEFAULT_MAX_RESULT_LENGTH};`);
   w.line();
-  w.doc('summary', 'Runs a client call and turns its result into the tool\'s answer; a paged operation\'s answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.');
-  w.open(`private static async Task<string> RunAsync<T>(Func<Task<${FIXED_NAMES.result}<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null, IProgress<global::ModelContextProtocol.ProgressNotificationValue>? progress = null)`);
+  if (longRunning) emitRunLongRunning(w);
+  w.doc('summary', 'Turns a client call\'s result into the tool\'s answer; a paged operation\'s answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.');
+  w.open(`private static async Task<string> RunAsync<T>(Task<${FIXED_NAMES.result}<T>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null)`);
   w.line(`${FIXED_NAMES.result}<T> result;`);
-  w.open('if (progress is not null)');
-  w.line('// How a long-running operation stands, as MCP progress notifications (when the client asked for them).');
-  w.line('var reports = 0;');
-  w.line(`${FIXED_NAMES.request}.Progress.Value = message => progress.Report(new global::ModelContextProtocol.ProgressNotificationValue { Progress = ++reports, Message = message });`);
-  w.close();
   w.open('try');
-  w.line('result = await call().ConfigureAwait(false);');
+  w.line('result = await call.ConfigureAwait(false);');
   w.close();
   w.open('catch (OperationCanceledException)');
   w.line('throw;');
@@ -286,4 +285,24 @@ function emitRunAsync(w: CSharpWriter): void {
   w.line();
   w.line('public string? NextPage { get; set; }');
   w.close();
+}
+
+/** A long-running operation's RunAsync: where its progress goes is set before the call starts (the client reads it as the call runs). */
+function emitRunLongRunning(w: CSharpWriter): void {
+  w.doc('summary', 'Starts a long-running operation\'s call once its progress is reported to the client (as MCP progress notifications, when the client asked for them), then answers as the other RunAsync.');
+  w.open(`private static async Task<string> RunAsync<T>(IProgress<global::ModelContextProtocol.ProgressNotificationValue>? progress, Func<Task<${FIXED_NAMES.result}<T>>> start, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null)`);
+  w.open('if (progress is not null)');
+  w.line('var reports = 0;');
+  w.line(`${FIXED_NAMES.request}.Progress.Value = message => progress.Report(new global::ModelContextProtocol.ProgressNotificationValue { Progress = ++reports, Message = message });`);
+  w.close();
+  w.line(`Task<${FIXED_NAMES.result}<T>> call;`);
+  w.open('try');
+  w.line('call = start();');
+  w.close();
+  w.open('catch (Exception exception) when (exception is not OperationCanceledException)');
+  w.line('return "Error: " + exception.Message;');
+  w.close();
+  w.line('return await RunAsync(call, nextLinkName, nextTool, nextArgument).ConfigureAwait(false);');
+  w.close();
+  w.line();
 }

@@ -30,7 +30,7 @@ public static partial class McpTools
         string? xRequestId = null,
         HttpClient httpClient = null!,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.ListPetsAsync(httpClient, species, limit, xRequestId, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.ListPetsAsync(httpClient, species, limit, xRequestId, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "create_pet", Title = "Create a pet", ReadOnly = false, Destructive = false, Idempotent = false)]
     [Description("Create a pet\n\nAdds a new pet to the store and returns it with its assigned id.")]
@@ -39,7 +39,7 @@ public static partial class McpTools
         NewPet body,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.CreatePetAsync(httpClient, body, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.CreatePetAsync(httpClient, body, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "get_pet", Title = "Get a pet by id", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("Get a pet by id")]
@@ -48,7 +48,7 @@ public static partial class McpTools
         long petId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.GetPetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.GetPetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "update_pet", Title = "Update a pet", ReadOnly = false, Destructive = false, Idempotent = true)]
     [Description("Update a pet\n\nUpdates the provided fields of an existing pet; omitted fields are left unchanged.")]
@@ -58,7 +58,7 @@ public static partial class McpTools
         PetUpdate body,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.UpdatePetAsync(httpClient, petId, body, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.UpdatePetAsync(httpClient, petId, body, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "delete_pet", Title = "Delete a pet", ReadOnly = false, Destructive = true, Idempotent = true)]
     [Description("Delete a pet")]
@@ -67,7 +67,7 @@ public static partial class McpTools
         long petId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.DeletePetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.DeletePetAsync(httpClient, petId, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "list_owners", Title = "List owners", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List owners")]
@@ -75,7 +75,7 @@ public static partial class McpTools
     public static async Task<string> ListOwners(
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.ListOwnersAsync(httpClient, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.ListOwnersAsync(httpClient, cancellationToken)).ConfigureAwait(false);
 
     [McpServerTool(Name = "list_owner_pets", Title = "List an owner's pets", ReadOnly = true, Destructive = false, Idempotent = true)]
     [Description("List an owner's pets\n\nReturns the pets belonging to the given owner.")]
@@ -84,24 +84,18 @@ public static partial class McpTools
         long ownerId,
         HttpClient httpClient,
         CancellationToken cancellationToken = default)
-        => await RunAsync(() => ApiClient.ListOwnerPetsAsync(httpClient, ownerId, cancellationToken)).ConfigureAwait(false);
+        => await RunAsync(ApiClient.ListOwnerPetsAsync(httpClient, ownerId, cancellationToken)).ConfigureAwait(false);
 
     /// <summary>Longest answer a tool returns, in characters; longer JSON is cut and marked. The host sets it from configuration.</summary>
     public static int MaxResultLength { get; set; } = 100000;
 
-    /// <summary>Runs a client call and turns its result into the tool's answer; a paged operation's answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.</summary>
-    private static async Task<string> RunAsync<T>(Func<Task<ApiResult<T>>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null, IProgress<global::ModelContextProtocol.ProgressNotificationValue>? progress = null)
+    /// <summary>Turns a client call's result into the tool's answer; a paged operation's answer (with nextLinkName) also notes where the next page is. Only cancellation escapes.</summary>
+    private static async Task<string> RunAsync<T>(Task<ApiResult<T>> call, string? nextLinkName = null, string? nextTool = null, string? nextArgument = null)
     {
         ApiResult<T> result;
-        if (progress is not null)
-        {
-            // How a long-running operation stands, as MCP progress notifications (when the client asked for them).
-            var reports = 0;
-            ApiRequest.Progress.Value = message => progress.Report(new global::ModelContextProtocol.ProgressNotificationValue { Progress = ++reports, Message = message });
-        }
         try
         {
-            result = await call().ConfigureAwait(false);
+            result = await call.ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
