@@ -45,6 +45,8 @@ function emitProject(options: HostOptions, projectName: string, features: readon
     `    <RootNamespace>${literal(options.namespace)}</RootNamespace>`,
     `    <AssemblyName>${literal(projectName)}</AssemblyName>`,
     '    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>',
+    '    <!-- A server has no project that compiles against it: no reference assembly to write (on a large API, seconds). -->',
+    '    <ProduceReferenceAssembly>false</ProduceReferenceAssembly>',
     '  </PropertyGroup>',
     '',
     '  <!-- What is published or packed (Release) names no folder of the machine that built it: the same sources give',
