@@ -333,5 +333,4 @@ function factsOf(own: Schema, target: unknown): SchemaFacts {
   return facts;
 }
 
-
 const NO_PARTS: readonly Schema[] = Object.freeze([]);
