@@ -51,6 +51,8 @@ export function environmentVariables(serverName: string) {
     allowedOrigins: `${prefix}_ALLOWED_ORIGINS`,
     /** HTTP only: the proxies (addresses, networks) whose X-Forwarded-For says who a caller is. */
     trustedProxies: `${prefix}_TRUSTED_PROXIES`,
+    /** HTTP only: the Redis server (a StackExchange.Redis connection string) whose state the replicas share. */
+    redis: `${prefix}_REDIS`,
     /** HTTP only: requests to /mcp one caller may make a minute, and at once; the largest request body; the drain on stop. */
     rateLimitPerMinute: `${prefix}_RATE_LIMIT_PER_MINUTE`,
     rateLimitBurst: `${prefix}_RATE_LIMIT_BURST`,

@@ -69,6 +69,8 @@ export async function startReplica(name: string, dll: string, env: Record<string
 export interface Balancer {
   readonly url: string;
   stop(): void;
+  /** Sends the next requests to these replicas instead (nginx reloads its configuration; requests in flight finish). */
+  reconfigure(upstreams: readonly string[]): Promise<void>;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function startNginx(directory: string, upstreams: readonly string[]
   mkdirSync(directory, { recursive: true });
   port ??= await freePort();
   const temp = (name: string): string => `${name}_temp_path ${join(directory, name)};`;
-  const config = [
+  const config = (upstreams: readonly string[]): string => [
     ...(process.getuid?.() === 0 ? ['user root;'] : []),
     'worker_processes 1;',
     'daemon off;',
@@ -112,7 +114,7 @@ export async function startNginx(directory: string, upstreams: readonly string[]
     '',
   ].join('\n');
   const file = join(directory, 'nginx.conf');
-  writeFileSync(file, config);
+  writeFileSync(file, config(upstreams));
   const child = spawn(binary, ['-p', directory, '-c', file, '-e', join(directory, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
@@ -121,7 +123,15 @@ export async function startNginx(directory: string, upstreams: readonly string[]
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${stderr}${safeRead(join(directory, 'error.log'))}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, stop: () => void child.kill('SIGTERM') };
+      if ((await fetch(`${url}/healthz`)).ok) {
+        const reconfigure = async (next: readonly string[]): Promise<void> => {
+          writeFileSync(file, config(next));
+          child.kill('SIGHUP');
+          // nginx starts new workers with the new configuration and lets the old ones finish: give it a moment.
+          await new Promise((r) => setTimeout(r, 500));
+        };
+        return { url, stop: () => void child.kill('SIGTERM'), reconfigure };
+      }
     } catch {
       // not listening yet
     }

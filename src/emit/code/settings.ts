@@ -13,7 +13,7 @@ export const codeMode: HostFeature = {
   files: (options, source) => emitCode(options.namespace, options.clientNamespace, source),
   packages: () => CODE_PACKAGES,
   items: () => [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`],
-  settings: (options) => ({ read: (w) => readScriptLimits(w, environmentVariables(options.serverName)) }),
+  settings: (options) => ({ read: (w) => readScriptLimits(w, environmentVariables(options.serverName), options.transport === 'http') }),
   program: () => ({
     first: [
       '// The same program is also the interpreter process of one run_script script (started by the server itself).',
@@ -27,7 +27,7 @@ export const codeMode: HostFeature = {
 };
 
 /** The limits of one script, and how many scripts run and wait, from the settings. */
-function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVariables>): void {
+function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVariables>, http: boolean): void {
   w.line('// Code mode: the limits of one script.');
   w.line('var scriptDefaults = new McpScriptLimits();');
   w.line(`if (!TryReadNumber(${stringLiteral(env.scriptTimeout)}, scriptDefaults.TimeoutSeconds, 1, 3600, out var scriptSeconds)`);
@@ -51,4 +51,8 @@ function readScriptLimits(w: CSharpWriter, env: ReturnType<typeof environmentVar
   w.line('    return null;');
   w.line('}');
   w.line('McpScriptAdmission.Limits = new McpScriptAdmissionLimits { MaxRunning = (int)scriptRunning, QueueLength = (int)scriptQueue, QueueWaitSeconds = scriptQueueWait, MaxRunningPerCaller = (int)scriptPerCaller, ShortSeconds = scriptShort };');
+  if (http) {
+    w.line('// With Redis, one caller\'s share of scripts holds across the replicas.');
+    w.line('McpScriptAdmission.DeploymentShare = sharedState is null ? null : sharedState.EnterScriptShareAsync;');
+  }
 }

@@ -52,4 +52,6 @@ function readAuthorizationSettings(w: CSharpWriter, serverName: string, tokenExc
   w.line('    Console.Error.WriteLine(exchangeError);');
   w.line('    return null;');
   w.line('}');
+  w.line('// With Redis, a token exchanged on one replica serves the same caller\'s token on them all (sealed with it).');
+  w.line('tokenExchange.Store = sharedState;');
 }

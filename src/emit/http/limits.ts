@@ -40,6 +40,7 @@ function readLimitSettings(w: CSharpWriter, serverName: string, code: boolean): 
   w.line('var limits = new McpHttpLimits');
   w.line('{');
   w.line('    PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),');
+  w.line('    Shared = sharedState,');
   if (code) {
     w.line('    // After the drain: the interpreter processes kept ready for scripts end with the server.');
     w.line('    OnStopped = McpScriptProcess.EndAll,');

@@ -45,6 +45,6 @@ function readLongRunningSettings(w: CSharpWriter, env: ReturnType<typeof environ
   w.line(`        Console.Error.WriteLine(${stringLiteral(`error: ${env.operationKey} must be at least 32 bytes in base64 (e.g. openssl rand -base64 32)`)});`);
   w.line('        return null;');
   w.line('    }');
-  w.line(`    Client.${FIXED_NAMES.request}.OperationKey = key;`);
+  w.line(`    Client.${FIXED_NAMES.request}.OperationKeys = [key];`);
   w.line('}');
 }

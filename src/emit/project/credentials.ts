@@ -38,22 +38,28 @@ function readCredentials(w: CSharpWriter, options: HostOptions): void {
   w.line(`var credentials = new Client.${FIXED_NAMES.credentials}(`);
   w.line('[');
   for (const scheme of options.securitySchemes) w.line(`    ${credentialInitializer(options.serverName, scheme, azure)},`);
-  if (options.forwardAuth === undefined && !options.upstreamTokenExchange) {
+  const shareTokens = options.transport === 'http' && options.securitySchemes.some((scheme) => scheme.kind === 'oauth2ClientCredentials');
+  if (options.forwardAuth === undefined && !options.upstreamTokenExchange && !shareTokens) {
     w.line(']);');
     return;
   }
   w.line('])');
   w.line('{');
+  if (shareTokens) {
+    w.line('    // With Redis, a token one replica fetched serves them all (sealed with its client\'s secret).');
+    w.line('    TokenStore = sharedState,');
+  }
   if (options.upstreamTokenExchange) {
     w.line('    // A shared server: each call\'s API token is obtained for its caller, never the caller\'s own token.');
     w.line('    Forwarded = tokenExchange.ExchangedTokenAsync,');
     w.line('    ForwardedFrom = "Authorization",');
-  } else {
+  } else if (options.forwardAuth !== undefined) {
     w.line(`    // A shared server: each call's credential is the caller's own, from the ${options.forwardAuth} header of its MCP request.`);
     w.line('    Forwarded = _ => ValueTask.FromResult(ForwardedCredential()),');
     w.line(`    ForwardedFrom = ${stringLiteral(options.forwardAuth ?? '')},`);
   }
   w.line('};');
+  if (options.forwardAuth === undefined && !options.upstreamTokenExchange) return;
   w.line(`Client.ApiSecrets.CallSecret = ${options.upstreamTokenExchange ? 'McpTokenExchange.ExchangedToken' : 'ForwardedCredential'};`);
 }
 

@@ -15,6 +15,7 @@ import { operationResources } from '../resources/resources.js';
 import { httpAccess, httpEndpoints } from '../http/access.js';
 import { authorization } from '../http/authorization.js';
 import { httpLimits } from '../http/limits.js';
+import { sharedState } from '../http/shared-state.js';
 import { credentials } from './credentials.js';
 import { emitDeployment } from './deploy.js';
 import { emitServerJson, packageProjectLines } from './nuget.js';
@@ -42,6 +43,6 @@ const regeneration: HostFeature = {
 };
 
 export const HOST_FEATURES: readonly HostFeature[] = [
-  core, clientParameters, longRunning, telemetry, confirm, toolCatalog, discoveryMode, codeMode, hybridSearch, operationResources,
+  core, clientParameters, longRunning, telemetry, sharedState, confirm, toolCatalog, discoveryMode, codeMode, hybridSearch, operationResources,
   httpAccess, authorization, httpLimits, httpEndpoints, credentials, deployment, nugetPackage, regeneration,
 ];

@@ -121,6 +121,12 @@ public sealed class ApiCredentials
     /// <summary>Where <see cref="Forwarded"/> reads from, for messages: the incoming request's header.</summary>
     public string ForwardedFrom { get; init; } = "the request";
 
+    /// <summary>
+    /// Where set (the replicas of a deployment share one), OAuth2 client-credentials tokens are also kept there, sealed
+    /// with their client's secret: a replica takes the token another fetched instead of fetching its own.
+    /// </summary>
+    public IApiTokenStore? TokenStore { get; init; }
+
     /// <summary>A new handler for an HttpClient pipeline; it shares this instance's token cache.</summary>
     public DelegatingHandler CreateHandler() => new Handler(this);
 
@@ -265,7 +271,7 @@ public sealed class ApiCredentials
 
     /// <summary>A token from the credential's token source, cached until it nears its end or was refused.</summary>
     private Task<string> SourcedTokenAsync(ApiCredential credential, bool refresh, CancellationToken cancellationToken) =>
-        CachedTokenAsync(credential.Scheme, SourcedRefreshMargin, refresh, async () =>
+        CachedTokenAsync(credential.Scheme, SourcedRefreshMargin, refresh, null, async () =>
         {
             try
             {
@@ -277,8 +283,11 @@ public sealed class ApiCredentials
             }
         }, cancellationToken);
 
-    /// <summary>The scheme's cached token, else (or when it was refused) a new one from <paramref name="fetch"/>, one fetch at a time.</summary>
-    private async Task<string> CachedTokenAsync(string scheme, TimeSpan margin, bool refresh, Func<Task<(string Token, DateTimeOffset Expires)>> fetch, CancellationToken cancellationToken)
+    /// <summary>
+    /// The scheme's cached token, else (or when it was refused) a new one from <paramref name="fetch"/>, one fetch at a
+    /// time; with <paramref name="shared"/>, the token store's (its name and the secret that seals it) comes before a fetch.
+    /// </summary>
+    private async Task<string> CachedTokenAsync(string scheme, TimeSpan margin, bool refresh, (string Name, string Secret)? shared, Func<Task<(string Token, DateTimeOffset Expires)>> fetch, CancellationToken cancellationToken)
     {
         if (!refresh && tokens.TryGetValue(scheme, out var cached) && cached.Expires - margin > DateTimeOffset.UtcNow)
         {
@@ -291,9 +300,20 @@ public sealed class ApiCredentials
             {
                 return cached.Token;
             }
+            var store = shared is null ? null : TokenStore;
+            if (!refresh && store is not null && await store.GetAsync(shared!.Value.Name, shared.Value.Secret, cancellationToken).ConfigureAwait(false) is { } kept && kept.Expires - margin > DateTimeOffset.UtcNow)
+            {
+                ApiSecrets.Add(kept.Token);
+                tokens[scheme] = kept;
+                return kept.Token;
+            }
             var fresh = await fetch().ConfigureAwait(false);
             ApiSecrets.Add(fresh.Token);
             tokens[scheme] = fresh;
+            if (store is not null)
+            {
+                await store.SetAsync(shared!.Value.Name, shared.Value.Secret, fresh, cancellationToken).ConfigureAwait(false);
+            }
             return fresh.Token;
         }
         finally
@@ -304,7 +324,11 @@ public sealed class ApiCredentials
 
     /// <summary>A cached OAuth2 client-credentials token, fetched again when it is within a minute of expiring or was refused.</summary>
     private Task<string> TokenAsync(ApiCredential credential, Uri? requestUri, bool refresh, CancellationToken cancellationToken) =>
-        CachedTokenAsync(credential.Scheme, RefreshMargin, refresh, () => FetchTokenAsync(credential, requestUri, cancellationToken), cancellationToken);
+        CachedTokenAsync(credential.Scheme, RefreshMargin, refresh, SharedName(credential), () => FetchTokenAsync(credential, requestUri, cancellationToken), cancellationToken);
+
+    /// <summary>A client-credentials token's name in the token store (its token URL, client and scopes) and the secret that seals it.</summary>
+    private static (string Name, string Secret)? SharedName(ApiCredential credential) =>
+        string.IsNullOrEmpty(credential.ClientSecret) ? null : ($"oauth2 {credential.TokenUrl} {credential.ClientId} {credential.Scopes}", credential.ClientSecret);
 
     /// <summary>A new token from the credential's token URL (client credentials grant).</summary>
     private async Task<(string Token, DateTimeOffset Expires)> FetchTokenAsync(ApiCredential credential, Uri? requestUri, CancellationToken cancellationToken)

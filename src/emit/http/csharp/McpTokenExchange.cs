@@ -62,6 +62,12 @@ internal sealed class McpTokenExchange
         return true;
     }
 
+    /// <summary>
+    /// Where set (the replicas of a deployment share one), exchanged tokens are also kept there, sealed with the
+    /// caller's token: a replica takes the token another obtained for the same caller's token instead of exchanging it again.
+    /// </summary>
+    public IApiTokenStore? Store { get; set; }
+
     /// <summary>The API token obtained for the call being served, for redaction (it is never kept beyond its lifetime).</summary>
     public static string? ExchangedToken() => new HttpContextAccessor().HttpContext?.Items[ExchangedKey] as string;
 
@@ -78,7 +84,16 @@ internal sealed class McpTokenExchange
         var key = Convert.ToHexString(SHA256.HashData(Encoding.UTF8.GetBytes(subject)));
         if (!_exchanged.TryGetValue(key, out var cached) || cached.Expires <= DateTimeOffset.UtcNow)
         {
-            cached = await ExchangeAsync(subject, cancel).ConfigureAwait(false);
+            var name = $"token exchange {_api} {_clientId}";
+            if (Store is not null && await Store.GetAsync(name, subject, cancel).ConfigureAwait(false) is { } kept && kept.Expires > DateTimeOffset.UtcNow)
+            {
+                cached = kept;
+            }
+            else
+            {
+                cached = await ExchangeAsync(subject, cancel).ConfigureAwait(false);
+                if (Store is not null) await Store.SetAsync(name, subject, cached, cancel).ConfigureAwait(false);
+            }
             if (_exchanged.Count >= MaxCachedTokens)
             {
                 foreach (var stale in _exchanged.Where(entry => entry.Value.Expires <= DateTimeOffset.UtcNow).Select(entry => entry.Key).ToList()) _exchanged.TryRemove(stale, out _);
