@@ -10,8 +10,10 @@ export const FORWARD_AUTH = 'with --transport http: take each call\'s API creden
 export const AUTH = 'with --transport http: "oauth" admits only callers with an OAuth access token issued for the server by the authority its settings name (MCP authorization)';
 /** The `--transport`, `--forward-auth` and `--auth` options, when given, for the generator's options. */
 export const EXCHANGE = 'with --auth oauth: each call\'s API token is the caller\'s MCP token exchanged at the authority for one for the API (RFC 8693 token exchange)';
-export const transport = (options: { transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean }): { transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean } => ({
+export const REDIS = 'with --transport http: kubernetes.yaml also runs Redis, whose address the replicas get in their REDIS setting to share each caller\'s rate limit and script share, tokens and the operation key, and scales them with a HorizontalPodAutoscaler (the server reads REDIS whatever this option)';
+export const transport = (options: { transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean }): { transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean } => ({
   ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
+  ...(options.redis === true && { redis: true }),
   ...(options.transport !== undefined && { transport: options.transport as Transport }),
   ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
   ...(options.auth !== undefined && { auth: options.auth }),

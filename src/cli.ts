@@ -17,7 +17,7 @@ import { packageVersion } from './package.js';
 import { regenerate } from './regenerate.js';
 import { bundle, MCPB_PACKAGE } from './bundle.js';
 import type { LoadOptions } from './load/document.js';
-import { EXTERNAL_REFS, MODE, mode, TRANSPORT, FORWARD_AUTH, AUTH, EXCHANGE, transport, STRUCTURED, CONFIRM, confirm, CREDENTIAL, credential, SEARCH, search, RESOURCES, CHECK, splitTags, collect, each, OVERLAY } from './cli-options.js';
+import { EXTERNAL_REFS, MODE, mode, TRANSPORT, FORWARD_AUTH, AUTH, EXCHANGE, REDIS, transport, STRUCTURED, CONFIRM, confirm, CREDENTIAL, credential, SEARCH, search, RESOURCES, CHECK, splitTags, collect, each, OVERLAY } from './cli-options.js';
 
 interface Io {
   out(text: string): void;
@@ -136,13 +136,14 @@ function buildProgram(io: Io): Command {
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
     .option('--upstream-token-exchange', EXCHANGE)
+    .option('--redis', REDIS)
     .option('--confirm <which>', CONFIRM)
     .option('--credential <source>', CREDENTIAL)
     .option('--check', CHECK)
     .option('--allow-external-refs', EXTERNAL_REFS)
     .option('--overlay <file>', OVERLAY, each)
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; search?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; confirm?: string; credential?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
+    .action(async (options: { outputDir: string; serverName: string; namespace: string; extNamespace: string; openapiUrl?: string; framework?: string; mode?: string; search?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean; confirm?: string; credential?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean }) => {
       const api = options.openapiUrl === undefined ? undefined : await prepareReporting(options.openapiUrl, io, loadOptions(options));
       if (api) warnAboutServer(api, options.serverName, 0, io, options.mode);
       const files = generateHost({
@@ -173,6 +174,7 @@ function buildProgram(io: Io): Command {
     .option('--forward-auth <header>', FORWARD_AUTH)
     .option('--auth <kind>', AUTH)
     .option('--upstream-token-exchange', EXCHANGE)
+    .option('--redis', REDIS)
     .option('--credential <source>', CREDENTIAL)
     .option('--client <clients>', `also add the server to these MCP clients' configuration files (${MCP_CLIENTS.join(', ')}); comma-separated, repeatable; an existing file keeps everything else`, collect)
     .option('--package', 'pack as a NuGet MCP server, as the .NET mcpserver template does: dotnet pack writes a tool package of type McpServer with .mcp/server.json (stdio only)')
@@ -180,7 +182,7 @@ function buildProgram(io: Io): Command {
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
     .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
-    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; search?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; credential?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
+    .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; search?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean; credential?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
       if (options.generator?.trim() === '') throw new GeneratorError('usage', '--generator must not be empty (--no-regenerate leaves regeneration out)');
       const detected = options.framework === undefined && !options.dryRun ? detectFrameworkAsync() : undefined;

@@ -22,7 +22,7 @@ import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationT
 import { BIN_SCRIPT, packageVersion } from './package.js';
 import { checkSearch } from './emit/discovery/hybrid.js';
 import { emitResources, planResources } from './emit/resources/resources.js';
-import { checkConfirm, checkCredential, checkMode, checkNamespace, checkResources, checkServerName, hostTransport } from './option-checks.js';
+import { checkConfirm, checkCredential, checkMode, checkNamespace, checkResources, checkServerName, checkRedis, hostTransport } from './option-checks.js';
 
 export type { GeneratedFile };
 
@@ -110,6 +110,8 @@ export interface HostProjectOptions {
   readonly auth?: string;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
   readonly upstreamTokenExchange?: boolean;
+  /** HTTP only: the deployment files run Redis for the replicas' shared state, and scale them automatically. */
+  readonly redis?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
   /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
@@ -138,6 +140,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     ...(checkSearch(options.search, options.mode) === 'hybrid' && { search: 'hybrid' as const }),
     ...(options.resources === true && { resources: checkResources(options) }),
     ...hostTransport(options),
+    ...(checkRedis(options) && { redis: true }),
     ...(options.confirm !== undefined && { confirm: checkConfirm(options.confirm) }),
     ...(checkCredential(options) && { azureCredential: true }),
     ...(options.package === true && { package: packageInfo(options) }),
@@ -180,6 +183,8 @@ export interface ProjectOptions extends Selection {
   readonly auth?: string;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
   readonly upstreamTokenExchange?: boolean;
+  /** HTTP only: the deployment files run Redis for the replicas' shared state, and scale them automatically. */
+  readonly redis?: boolean;
   /** `destructive`: destructive tools ask the user before their request is sent. */
   readonly confirm?: string;
   /** `azure`: the document's Azure AD schemes get their tokens from Azure.Identity's DefaultAzureCredential. */
@@ -225,6 +230,7 @@ export function generateProject(api: PreparedApi, options: ProjectOptions): { fi
     ...(options.transport !== undefined && { transport: options.transport }), ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }),
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.upstreamTokenExchange === true && { upstreamTokenExchange: true }),
+    ...(options.redis === true && { redis: true }),
     ...(options.confirm !== undefined && { confirm: options.confirm }),
     ...(options.credential !== undefined && { credential: options.credential }),
     package: packaged,
@@ -289,12 +295,12 @@ function generationRecord(api: PreparedApi, options: ProjectOptions): Generation
 }
 
 /** Where `init` puts the server and how its client entries start it (`mcp.json` holds an absolute path). */
-function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; credential?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
+function serverLocation(options: { serverName: string; outputDir: string; launch?: Launch; transport?: Transport; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean; credential?: string }, framework: string, pkg?: PackageInfo): ServerLocation {
   return {
     ...(options.credential === 'azure' && { azureCredential: true }),
     projectDirectory: resolve(options.outputDir), launch: options.launch ?? 'run', assembly: projectName(options.serverName), framework,
     ...(pkg && { package: { id: pkg.id, version: pkg.version } }),
-    ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }), ...(options.upstreamTokenExchange === true && { tokenExchange: true }) } }),
+    ...(options.transport === 'http' && { http: { ...(options.forwardAuth !== undefined && { forwardAuth: options.forwardAuth }), ...(options.auth === 'oauth' && { oauth: true }), ...(options.upstreamTokenExchange === true && { tokenExchange: true }), ...(options.redis === true && { redis: true }) } }),
   };
 }
 

@@ -14,7 +14,15 @@ export interface HostChoices {
   readonly forwardAuth?: string;
   readonly auth?: string;
   readonly upstreamTokenExchange?: boolean;
+  readonly redis?: boolean;
   readonly credential?: string;
+}
+
+/** `--redis` (the deployment files run Redis for the replicas' shared state): an HTTP server's only. */
+export function checkRedis(options: HostChoices): boolean {
+  if (options.redis !== true) return false;
+  if ((options.transport ?? 'stdio') !== 'http') throw new GeneratorError('usage', '--redis needs --transport http: a stdio server is one process, with no replicas to share state');
+  return true;
 }
 
 /** Whether `--credential azure` asks for Azure.Identity: for an API with an Azure AD scheme (`settings`, the default: no). */

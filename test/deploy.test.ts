@@ -97,5 +97,38 @@ describe('the Dockerfile and the Kubernetes manifest of an HTTP server', () => {
     assert.equal(service?.kind, 'Service');
     assert.deepEqual(service?.spec.selector, deployment?.spec.selector.matchLabels);
     assert.deepEqual(service?.spec.ports, [{ name: 'http', port: 80, targetPort: 'http' }]);
+    assert.equal(documents.length, 2, 'no Redis and no autoscaler without --redis');
+    assert.equal(container.env, undefined);
+  });
+
+  test('with --redis: Redis, its Service and a policy that only the replicas reach it, the replicas given its address and scaled by a HorizontalPodAutoscaler', async () => {
+    const withRedis = join(work, 'redis');
+    assert.equal(await runCli(['init', '--openapi-url', SHARED_SPEC, '--server-name', 'Shared', '--output-dir', withRedis, '--transport', 'http', '--redis'], { out: () => {}, err: () => {} }), 0);
+    const documents = parseAllDocuments(await readFile(join(withRedis, 'kubernetes.yaml'), 'utf8'));
+    for (const d of documents) assert.deepEqual(d.errors, []);
+    const objects = documents.map((d) => d.toJS() as Record<string, any>);
+    const find = (kind: string, name: string): Record<string, any> | undefined => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    const server = find('Deployment', 'shared');
+    assert.equal(server?.spec.replicas, undefined, 'the autoscaler sets the number of replicas');
+    const [container] = server?.spec.template.spec.containers ?? [];
+    assert.deepEqual(container.env, [{ name: 'SHARED_REDIS', value: 'shared-redis:6379' }]);
+    const redis = find('Deployment', 'shared-redis');
+    const [redisContainer] = redis?.spec.template.spec.containers ?? [];
+    assert.match(redisContainer.image, /^redis:/);
+    assert.deepEqual(redisContainer.ports, [{ name: 'redis', containerPort: 6379 }]);
+    assert.deepEqual(find('Service', 'shared-redis')?.spec, { selector: redis?.spec.selector.matchLabels, ports: [{ name: 'redis', port: 6379, targetPort: 'redis' }] });
+    const policy = find('NetworkPolicy', 'shared-redis');
+    assert.deepEqual(policy?.spec.podSelector.matchLabels, redis?.spec.selector.matchLabels);
+    assert.deepEqual(policy?.spec.ingress[0].from, [{ podSelector: { matchLabels: server?.spec.selector.matchLabels } }]);
+    const autoscaler = find('HorizontalPodAutoscaler', 'shared');
+    assert.equal(autoscaler?.apiVersion, 'autoscaling/v2');
+    assert.deepEqual(autoscaler?.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shared' });
+    assert.ok(autoscaler?.spec.minReplicas >= 2 && autoscaler?.spec.maxReplicas > autoscaler?.spec.minReplicas);
+    assert.ok(container.resources.requests.cpu, 'CPU utilization needs a CPU request');
+    assert.match(await readFile(join(withRedis, 'Dockerfile'), 'utf8'), /-e SHARED_REDIS=shared-redis:6379/);
+    assert.match(await readFile(join(withRedis, 'README.md'), 'utf8'), /`SHARED_REDIS`/);
+    let errors = '';
+    assert.equal(await runCli(['init', '--openapi-url', SHARED_SPEC, '--server-name', 'Shared', '--output-dir', join(work, 'stdio'), '--redis'], { out: () => {}, err: (t: string) => void (errors += t) }), 2);
+    assert.match(errors, /--redis needs --transport http/);
   });
 });

@@ -41,12 +41,12 @@ export function buildSharedProject(context: BenchContext, variant: { folder: str
 }
 
 /** The API, the replicas (logging at Warning) and nginx in front; what started is stopped again if a later step fails. */
-export async function startDeployment(context: BenchContext, dll: string, front?: { port: number; settings: Record<string, string> }): Promise<Deployment> {
+export async function startDeployment(context: BenchContext, dll: string, front?: { port?: number; folder?: string; settings: Record<string, string> }): Promise<Deployment> {
   const api = await startSharedApi();
   const replicas: Replica[] = [];
   try {
     for (const name of REPLICAS) replicas.push(await startReplica(name, dll, { ...sharedReplicaEnv(name, api.url, 'Warning'), ...front?.settings }));
-    const balancer = await startNginx(join(context.work, front ? 'load-auth' : 'load', 'nginx'), replicas.map((r) => r.url), front?.port);
+    const balancer = await startNginx(join(context.work, front?.folder ?? (front ? 'load-auth' : 'load'), 'nginx'), replicas.map((r) => r.url), front?.port);
     return { api, replicas, balancer, nginxVersion: nginxVersion(), gc: gcMode(dll) };
   } catch (error) {
     await stopReplicas(replicas);

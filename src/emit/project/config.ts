@@ -58,7 +58,7 @@ export interface ServerLocation {
   /** `--credential azure`: the Azure AD schemes' tokens come from DefaultAzureCredential, not from settings. */
   readonly azureCredential?: boolean;
   /** An HTTP server: clients connect to its /mcp, sending this header with the caller's credential when given. */
-  readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean; readonly tokenExchange?: boolean };
+  readonly http?: { readonly forwardAuth?: string; readonly oauth?: boolean; readonly tokenExchange?: boolean; readonly redis?: boolean };
 }
 
 /** The command line of a client entry. */
@@ -126,7 +126,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     [env.timeout, '30', 'timeout of each HTTP call, in seconds'],
     ...(model.operations.some((op) => op.longRunning) ? [
       [env.longRunningWait, '50', 'how long a call watches a long-running operation (`x-ms-long-running-operation`) before it answers that the operation is still running, with a token to watch it again'],
-      [env.operationKey, '(a new one each start)', 'the key (base64, at least 32 bytes) that signs those tokens: set it alike on every replica, so that any of them can watch an operation another started'],
+      [env.operationKey, '(a new one each start)', `the key (base64, at least 32 bytes) that signs those tokens: set it alike on every replica, so that any of them can watch an operation another started${location?.http ? ` (with \`${env.redis}\` set, the replicas share one without it)` : ''}`],
     ] : []),
     [env.maxResultLength, '100000', 'longest tool answer in characters; longer ones are cut with a `[truncated: …]` note'],
     [env.headers, '(none)', 'extra headers for every request: `Name: value; Other: value` (credential-like values are redacted from answers like configured credentials)'],
@@ -140,7 +140,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.allowedHosts, '(none)', 'host names (without port) the server answers to besides loopback ones, comma-separated; with none, a server that listens on loopback only answers loopback names, and one that listens on other addresses (Docker, Kubernetes) answers any'],
       [env.allowedOrigins, '(none)', 'origins (`scheme://host[:port]`) of web pages allowed to call the server besides loopback ones, comma-separated; a request with any other `Origin` is refused'],
       [env.trustedProxies, '(none)', 'the reverse proxies and ingresses in front of the server (IP addresses or networks such as `10.0.0.0/8`, comma-separated): a request from one of them is the caller its `X-Forwarded-For` names, for the rate limit, the script share and the audit log; from anyone else the header is ignored'],
-      [env.rateLimitPerMinute, String(HTTP_LIMITS.perMinute), 'requests to /mcp one caller (token subject, else client address) may make a minute, per replica; over it: 429 with `Retry-After`; 0: no limit'],
+      [env.redis, '(none)', 'a Redis server (a StackExchange.Redis connection string: `host:port`, and options after commas such as `password=…,ssl=true`) through which the replicas of a deployment share each caller\'s rate limit and script share, the tokens obtained for the API (sealed) and the long-running operations\' key; while it cannot be reached, each replica uses its own and the log says so. Without it each replica keeps its own'],
+      [env.rateLimitPerMinute, String(HTTP_LIMITS.perMinute), `requests to /mcp one caller (token subject, else client address) may make a minute, across the replicas with \`${env.redis}\`, per replica without it; over it: 429 with \`Retry-After\`; 0: no limit`],
       [env.rateLimitBurst, String(HTTP_LIMITS.burst), 'requests one caller may make at once after a pause'],
       [env.maxRequestBytes, String(HTTP_LIMITS.maxRequestBytes), 'largest request body in bytes; a larger one is refused with 413 before it is read'],
       [env.drainSeconds, String(HTTP_LIMITS.drainSeconds), 'on SIGTERM, how long calls in flight may take to finish (no new connection is accepted meanwhile) before the server ends'],
@@ -156,7 +157,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.scriptMaxRunning, 'cores (at least 2)', 'scripts running at once; each has an interpreter process, and at most 2 more are kept warm'],
       [env.scriptQueueLength, `${SCRIPT_ADMISSION.queuePerRunning} × ${env.scriptMaxRunning}`, 'scripts waiting for a running slot; a script that finds the queue full is refused at once with `Error: busy: …`'],
       [env.scriptQueueWait, String(SCRIPT_ADMISSION.queueWaitSeconds), 'longest wait in the queue, in seconds; a script still waiting then is refused with `Error: busy: …` (its time limit counts from its start, not from its call)'],
-      [env.scriptMaxRunningPerCaller, `half of ${env.scriptMaxRunning} (at least 1)`, 'HTTP: scripts one caller (token subject, else client address) may run at once; each caller may also hold at most half the queue'],
+      [env.scriptMaxRunningPerCaller, `half of ${env.scriptMaxRunning} (at least 1)`, `HTTP: scripts one caller (token subject, else client address) may run at once${location?.http ? ` (with \`${env.redis}\`, on all the replicas together)` : ''}; each caller may also hold at most half the queue`],
       [env.scriptShortSeconds, String(SCRIPT_ADMISSION.shortSeconds), `while scripts wait, one that has run longer than this moves to a lane of as many slots for long-running scripts (one caller's share of them as above), freeing its slot; where that lane is full it is stopped, answering busy: long scripts cannot crowd out short ones`],
     );
   }
@@ -204,11 +205,13 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
     '```',
     '',
     ...(location?.http ? [
-      '`Dockerfile` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); `kubernetes.yaml` runs two replicas behind a Service. Any replica answers any request: no session affinity is needed.',
+      location.http.redis
+        ? `\`Dockerfile\` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); \`kubernetes.yaml\` runs two to ten replicas (a HorizontalPodAutoscaler) behind a Service, and Redis, through which they share each caller's limits, the tokens and the operation key (\`${env.redis}\`). Any replica answers any request: no session affinity is needed.`
+        : '`Dockerfile` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); `kubernetes.yaml` runs two replicas behind a Service. Any replica answers any request: no session affinity is needed.',
       '',
       `Every request's \`Host\` and \`Origin\` are checked first, so that a web page cannot drive the server through DNS rebinding: a request from a web page whose origin is not loopback or listed in \`${env.allowedOrigins}\` is refused with 403, and so is a \`Host\` that is not loopback or listed in \`${env.allowedHosts}\` (with none listed, a server that listens on other addresses than loopback answers any \`Host\`: list the names clients use once it is on a network). \`/healthz\` answers any \`Host\`. Anyone who can reach the server uses the API with its credentials: put it where only its callers can reach it.`,
       '',
-      `Each caller (the token's subject, else the client's address: behind a proxy, the proxy's unless \`${env.trustedProxies}\` names it) may send ${HTTP_LIMITS.perMinute} requests to /mcp a minute (\`${env.rateLimitPerMinute}\`), ${HTTP_LIMITS.burst} at once (\`${env.rateLimitBurst}\`); each replica counts its own. A caller over the limit gets 429 with \`Retry-After\`; a body over ${HTTP_LIMITS.maxRequestBytes} bytes (\`${env.maxRequestBytes}\`) gets 413 unread. On SIGTERM the server stops accepting connections, lets the calls in flight finish for up to ${HTTP_LIMITS.drainSeconds} seconds (\`${env.drainSeconds}\`), and exits.`,
+      `Each caller (the token's subject, else the client's address: behind a proxy, the proxy's unless \`${env.trustedProxies}\` names it) may send ${HTTP_LIMITS.perMinute} requests to /mcp a minute (\`${env.rateLimitPerMinute}\`), ${HTTP_LIMITS.burst} at once (\`${env.rateLimitBurst}\`), counted across the replicas when \`${env.redis}\` names a Redis server, by each replica alone otherwise. A caller over the limit gets 429 with \`Retry-After\`; a body over ${HTTP_LIMITS.maxRequestBytes} bytes (\`${env.maxRequestBytes}\`) gets 413 unread. On SIGTERM the server stops accepting connections, lets the calls in flight finish for up to ${HTTP_LIMITS.drainSeconds} seconds (\`${env.drainSeconds}\`), and exits.`,
       '',
     ] : []),
     ...(location?.http?.oauth ? [

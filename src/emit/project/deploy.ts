@@ -1,6 +1,7 @@
 /**
  * What deploys an HTTP server: a Dockerfile (multi-stage, official .NET images, non-root, health check) and a
- * Kubernetes manifest (a Deployment of two replicas probed on /healthz, and a Service in front).
+ * Kubernetes manifest (a Deployment of two replicas probed on /healthz, and a Service in front; with `--redis`, Redis
+ * for their shared state and a HorizontalPodAutoscaler that scales them).
  */
 import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from './host-options.js';
@@ -29,6 +30,11 @@ function emitDockerfile(options: HostOptions, projectName: string): string {
     `# The ${projectName} MCP server (Streamable HTTP at /mcp, health at /healthz) in a container.`,
     `#   docker build -t ${name} .`,
     `#   docker run -p 8080:${CONTAINER_PORT} -e ${environmentVariables(options.serverName).baseUrl}=https://… ${name}`,
+    ...(options.redis ? [
+      '# Replicas that share each caller\'s limits, the tokens and the operation key through Redis (see README.md):',
+      `#   docker network create ${name} && docker run -d --network ${name} --name ${name}-redis ${REDIS_IMAGE}`,
+      `#   docker run --network ${name} -p 8080:${CONTAINER_PORT} -e ${environmentVariables(options.serverName).baseUrl}=https://… -e ${environmentVariables(options.serverName).redis}=${name}-redis:${REDIS_PORT} ${name}`,
+    ] : []),
     '',
     `FROM mcr.microsoft.com/dotnet/sdk:${version} AS build`,
     'WORKDIR /src',
@@ -63,19 +69,26 @@ function emitManifest(options: HostOptions): string {
     `            periodSeconds: ${period}`,
   ];
   return [
-    `# The ${name} MCP server on Kubernetes: two stateless replicas (any replica answers any request), a Service in front.`,
+    options.redis
+      ? `# The ${name} MCP server on Kubernetes: stateless replicas (any replica answers any request), two to ten as their CPU asks, a Service in front, and Redis for what they share.`
+      : `# The ${name} MCP server on Kubernetes: two stateless replicas (any replica answers any request), a Service in front.`,
     `#   docker build -t ${image} .   (push it where the cluster pulls from, and set image: below)`,
     `#   kubectl create secret generic ${name}-settings --from-literal=${env.baseUrl}=https://…${secrets.map((s) => ` --from-literal=${s}=…`).join('')}`,
     '#   kubectl apply -f kubernetes.yaml',
     ...(options.forwardAuth === undefined ? [] : [`# Each caller sends their own API credential in the ${options.forwardAuth} header of their MCP requests.`]),
     `# Add --from-literal=${env.allowedHosts}=mcp.example.com (the names clients use): until it lists them, the server answers any Host.`,
+    ...(options.redis ? [
+      `# Each caller's rate limit and script share, the tokens obtained for the API and the operation key are on the Redis below (${env.redis}),`,
+      '# one set for all the replicas however many there are. For a Redis of your own (Azure Cache for Redis, ElastiCache, Memorystore),',
+      `# delete the Redis Deployment, Service and NetworkPolicy and set ${env.redis} below to its connection string (host:port,password=…,ssl=true).`,
+    ] : []),
     'apiVersion: apps/v1',
     'kind: Deployment',
     'metadata:',
     `  name: ${name}`,
     `  labels: { app: ${name} }`,
     'spec:',
-    '  replicas: 2',
+    ...(options.redis ? ['  # The HorizontalPodAutoscaler below sets the number of replicas.'] : ['  replicas: 2']),
     '  selector:',
     `    matchLabels: { app: ${name} }`,
     '  template:',
@@ -95,6 +108,10 @@ function emitManifest(options: HostOptions): string {
     '          # Settings and credentials (see README.md) from a Secret; without it the spec\'s base URL is used.',
     '          envFrom:',
     `            - secretRef: { name: ${name}-settings, optional: true }`,
+    ...(options.redis ? [
+      '          env:',
+      `            - { name: ${env.redis}, value: "${name}-redis:${REDIS_PORT}" }`,
+    ] : []),
     '          lifecycle:',
     `            preStop: { exec: { command: ["sleep", "${PRE_STOP_SECONDS}"] } }`,
     '          readinessProbe:',
@@ -114,6 +131,82 @@ function emitManifest(options: HostOptions): string {
     `  selector: { app: ${name} }`,
     '  ports:',
     '    - { name: http, port: 80, targetPort: http }',
+    ...(options.redis ? redisManifest(name) : []),
     '',
   ].join('\n');
+}
+
+/** The Redis image and port of `--redis`'s manifest: the official image, its default port. */
+const REDIS_IMAGE = 'redis:7-alpine';
+const REDIS_PORT = 6379;
+
+/** Redis for the replicas (only they may reach it), and the autoscaler that sets how many replicas there are. */
+function redisManifest(name: string): string[] {
+  const redis = `${name}-redis`;
+  return [
+    '---',
+    `# Redis for what the replicas share. It keeps nothing on disk: after a restart each caller's bucket starts full, tokens are`,
+    '# fetched again, and the replicas agree on a key again (a running operation\'s token made before may need a new call).',
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    `  name: ${redis}`,
+    `  labels: { app: ${redis} }`,
+    'spec:',
+    '  replicas: 1',
+    '  selector:',
+    `    matchLabels: { app: ${redis} }`,
+    '  template:',
+    '    metadata:',
+    `      labels: { app: ${redis} }`,
+    '    spec:',
+    '      # The official image\'s redis user.',
+    '      securityContext: { runAsNonRoot: true, runAsUser: 999 }',
+    '      containers:',
+    '        - name: redis',
+    `          image: ${REDIS_IMAGE}`,
+    '          args: ["--save", "", "--appendonly", "no"]',
+    '          ports:',
+    `            - { name: redis, containerPort: ${REDIS_PORT} }`,
+    '          readinessProbe:',
+    '            exec: { command: ["redis-cli", "ping"] }',
+    '            periodSeconds: 5',
+    '          resources:',
+    '            requests: { cpu: 50m, memory: 64Mi }',
+    '            limits: { memory: 256Mi }',
+    '---',
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata:',
+    `  name: ${redis}`,
+    'spec:',
+    `  selector: { app: ${redis} }`,
+    '  ports:',
+    `    - { name: redis, port: ${REDIS_PORT}, targetPort: redis }`,
+    '---',
+    '# Only the server\'s pods reach Redis.',
+    'apiVersion: networking.k8s.io/v1',
+    'kind: NetworkPolicy',
+    'metadata:',
+    `  name: ${redis}`,
+    'spec:',
+    `  podSelector: { matchLabels: { app: ${redis} } }`,
+    '  policyTypes: [Ingress]',
+    '  ingress:',
+    `    - from: [{ podSelector: { matchLabels: { app: ${name} } } }]`,
+    `      ports: [{ port: ${REDIS_PORT} }]`,
+    '---',
+    '# From two to ten replicas, as their CPU asks: the limits hold whatever the number, since the replicas share them.',
+    'apiVersion: autoscaling/v2',
+    'kind: HorizontalPodAutoscaler',
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    `  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: ${name} }`,
+    '  minReplicas: 2',
+    '  maxReplicas: 10',
+    '  metrics:',
+    '    - type: Resource',
+    '      resource: { name: cpu, target: { type: Utilization, averageUtilization: 70 } }',
+  ];
 }

@@ -47,6 +47,8 @@ export interface HostOptions {
   readonly auth?: AuthMode;
   /** With auth: each call's API token is the caller's token exchanged at the authority (RFC 8693). */
   readonly upstreamTokenExchange?: boolean;
+  /** HTTP only: the deployment files run Redis, whose address the replicas share state through, and scale them automatically. */
+  readonly redis?: boolean;
   /** HTTP only: the incoming request header each call's API credential is taken from, instead of the settings. */
   readonly forwardAuth?: string;
   /** stdio only: the project packs as a NuGet MCP server (`dotnet pack`), started by clients with dnx. */

@@ -22,6 +22,8 @@ builder.AddMcpLogging();
 builder.Services.AddHttpClient().ConfigureHttpClientDefaults(http => http.ConfigureApiClient(settings));
 // An audit line per tool call (category <Namespace>.Audit); spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 builder.AddMcpTelemetry(settings);
+// With a Redis server set, the replicas share the rate limits, script shares, tokens and the operation key.
+builder.AddMcpSharedState(settings);
 // Who calls: the authenticated subject, else the client's address (for shares, limits and the audit log).
 builder.AddMcpHttpAccess();
 builder.AddMcpHttpLimits(settings);

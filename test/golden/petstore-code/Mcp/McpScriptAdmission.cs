@@ -34,6 +34,13 @@ internal static class McpScriptAdmission
     /// <summary>The limits; the host sets them from configuration before the first script.</summary>
     public static McpScriptAdmissionLimits Limits { get; set; } = new();
 
+    /// <summary>
+    /// Where set (an HTTP server whose replicas share state), a caller's share across the deployment, taken before a
+    /// slot here: (caller, its share running, its share waiting, how long it may wait) → a lease held while the script
+    /// runs, or null when the share stayed taken.
+    /// </summary>
+    public static Func<string, int, int, TimeSpan, CancellationToken, Task<IDisposable?>>? DeploymentShare { get; set; }
+
     private static readonly object Gate = new();
     private static readonly LinkedList<Waiter> Queue = new();
     private static readonly Dictionary<string, Share> Callers = new();
@@ -74,6 +81,36 @@ internal static class McpScriptAdmission
     public static async Task<(Slot? Slot, string? Refusal)> EnterAsync(string caller, CancellationToken cancellationToken)
     {
         var limits = Limits;
+        if (!Shared || DeploymentShare is not { } deployment)
+        {
+            return await EnterHereAsync(caller, limits, cancellationToken).ConfigureAwait(false);
+        }
+        var share = await deployment(caller, PerCallerRunning(limits), PerCallerWaiting(limits), TimeSpan.FromSeconds(limits.QueueWaitSeconds), cancellationToken).ConfigureAwait(false);
+        if (share is null)
+        {
+            return (null, "busy: this caller's scripts running on the replicas of this server take its share (SCRIPT_MAX_RUNNING_PER_CALLER); try again in a few seconds");
+        }
+        try
+        {
+            var (slot, refusal) = await EnterHereAsync(caller, limits, cancellationToken).ConfigureAwait(false);
+            if (slot is null)
+            {
+                share.Dispose();
+                return (null, refusal);
+            }
+            slot.Deployment = share;
+            return (slot, null);
+        }
+        catch
+        {
+            share.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>A slot on this server, as <see cref="EnterAsync"/> says.</summary>
+    private static async Task<(Slot? Slot, string? Refusal)> EnterHereAsync(string caller, McpScriptAdmissionLimits limits, CancellationToken cancellationToken)
+    {
         Waiter waiter;
         lock (Gate)
         {
@@ -268,6 +305,9 @@ internal static class McpScriptAdmission
         internal long StartedAt { get; private set; }
         internal Action? Stop { get; private set; }
 
+        /// <summary>Its place in its caller's share across the deployment, given back with the slot.</summary>
+        internal IDisposable? Deployment { get; set; }
+
         /// <summary>In the lane of long-running scripts.</summary>
         internal bool Long { get; set; }
 
@@ -290,6 +330,7 @@ internal static class McpScriptAdmission
             if (Interlocked.Exchange(ref _left, 1) == 0)
             {
                 Leave(this);
+                Deployment?.Dispose();
             }
         }
     }

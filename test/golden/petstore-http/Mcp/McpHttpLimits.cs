@@ -27,7 +27,8 @@ namespace Petstore;
 /// <item>Rate: each caller (<see cref="McpCaller"/>: the token's subject, else the client's address) has a token bucket
 /// of <see cref="Burst"/> requests, refilled at <see cref="PerMinute"/> a minute. Every POST to /mcp takes one (a tool
 /// call is one POST; so are initialize and tools/list): the body is not read to tell them apart. Over the limit: 429 with
-/// <c>Retry-After</c> and a JSON-RPC error. The limit holds per process: N replicas let one caller make up to N times it.</item>
+/// <c>Retry-After</c> and a JSON-RPC error. With <see cref="Shared"/> the buckets are on Redis, one per caller for all
+/// the replicas (each replica's own while Redis is away); without it the limit holds per process.</item>
 /// <item>Size: a request whose Content-Length is over <see cref="MaxRequestBytes"/> gets 413 before its body is read;
 /// Kestrel ends a chunked body that grows past it.</item>
 /// <item>Stop: on SIGTERM the server stops listening, finishes the requests in flight for at most <see cref="Drain"/>,
@@ -48,6 +49,9 @@ internal sealed class McpHttpLimits
     /// <summary>How long requests in flight may take to finish once the server is told to stop.</summary>
     public required TimeSpan Drain { get; init; }
 
+    /// <summary>Where set, the replicas' shared state: each caller's bucket is on Redis.</summary>
+    public McpSharedState? Shared { get; init; }
+
     /// <summary>Run once the requests in flight are done (or the drain is over), before the process exits.</summary>
     public Action? OnStopped { get; init; }
 
@@ -62,7 +66,8 @@ internal sealed class McpHttpLimits
         if (PerMinute <= 0) return;
         builder.Services.AddRateLimiter(options =>
         {
-            options.GlobalLimiter = PartitionedRateLimiter.Create<HttpContext, string>(Partition);
+            var local = PartitionedRateLimiter.Create<HttpContext, string>(Partition);
+            options.GlobalLimiter = Shared?.RateLimiter(local, LimitedCaller, (int)Burst, PerMinute) ?? local;
             options.OnRejected = RefuseRateAsync;
         });
     }
@@ -77,13 +82,18 @@ internal sealed class McpHttpLimits
         if (PerMinute > 0) app.UseRateLimiter();
     }
 
+    /// <summary>The caller a request counts against: every POST to /mcp counts; nothing else does (null).</summary>
+    private static string? LimitedCaller(HttpContext context) =>
+        HttpMethods.IsPost(context.Request.Method) && context.Request.Path.StartsWithSegments("/mcp", StringComparison.Ordinal)
+            ? McpCaller.Of(context.User.FindFirst("sub")?.Value, context.Connection.RemoteIpAddress)
+            : null;
+
     private RateLimitPartition<string> Partition(HttpContext context)
     {
-        if (!HttpMethods.IsPost(context.Request.Method) || !context.Request.Path.StartsWithSegments("/mcp", StringComparison.Ordinal))
+        if (LimitedCaller(context) is not { } caller)
         {
             return RateLimitPartition.GetNoLimiter("");
         }
-        var caller = McpCaller.Of(context.User.FindFirst("sub")?.Value, context.Connection.RemoteIpAddress);
         return RateLimitPartition.GetTokenBucketLimiter(caller, _ => new TokenBucketRateLimiterOptions
         {
             TokenLimit = (int)Burst,

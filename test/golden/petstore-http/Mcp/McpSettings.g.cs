@@ -36,6 +36,9 @@ internal sealed class McpSettings
     /// <summary>One line per tool call in the log: PETSTORE_AUDIT_LOG (true).</summary>
     public required bool Audit { get; init; }
 
+    /// <summary>What the replicas share on Redis (PETSTORE_REDIS); null: each keeps its own.</summary>
+    public McpSharedState? Shared { get; init; }
+
     /// <summary>Host names the server accepts besides loopback ones: PETSTORE_ALLOWED_HOSTS.</summary>
     public required HashSet<string> AllowedHosts { get; init; }
     public const string AllowedHostsSetting = "PETSTORE_ALLOWED_HOSTS";
@@ -94,6 +97,12 @@ internal sealed class McpSettings
             Console.Error.WriteLine($"error: PETSTORE_AUDIT_LOG is \"{audit}\": give true or false");
             return null;
         }
+        // Redis, when set: the replicas of a deployment share what limits each caller, the tokens, and the operation key.
+        if (!McpSharedState.TryParse(settings["PETSTORE_REDIS"], "PETSTORE_REDIS", "petstore", false, out var sharedState, out var sharedStateError))
+        {
+            Console.Error.WriteLine(sharedStateError);
+            return null;
+        }
         // Who may reach the server besides loopback callers: host names, and origins of web pages (DNS-rebinding protection);
         // and the proxies whose X-Forwarded-For says who a caller is.
         if (!McpHttpAccess.TryReadHosts(settings[AllowedHostsSetting], AllowedHostsSetting, out var allowedHosts, out var accessError)
@@ -114,6 +123,7 @@ internal sealed class McpSettings
         var limits = new McpHttpLimits
         {
             PerMinute = Math.Ceiling(ratePerMinute), Burst = Math.Floor(rateBurst), MaxRequestBytes = (long)maxRequestBytes, Drain = TimeSpan.FromSeconds(drainSeconds),
+            Shared = sharedState,
         };
 
         return new McpSettings
@@ -124,6 +134,7 @@ internal sealed class McpSettings
             UserAgent = userAgent,
             ServerInfo = serverInfo,
             Audit = string.IsNullOrEmpty(audit) || bool.Parse(audit),
+            Shared = sharedState,
             AllowedHosts = allowedHosts,
             AllowedOrigins = allowedOrigins,
             TrustedProxies = trustedProxies,

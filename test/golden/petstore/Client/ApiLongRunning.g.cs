@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Net.Http;
 using System.Security.Cryptography;
 using System.Text;
@@ -238,13 +239,16 @@ public sealed partial class ApiRequest
 
     private static string? ErrorOf(JsonElement? body) => body is { } b ? ApiErrorMessages.FromBody(b.GetRawText(), "application/json") : null;
 
-    /// <summary>The key that signs the tokens of operations still running; one per process unless the host sets it (for replicas).</summary>
-    public static byte[] OperationKey { get; set; } = RandomNumberGenerator.GetBytes(32);
+    /// <summary>
+    /// The keys of the tokens of operations still running: the first signs them, each checks them. One per process
+    /// unless the host sets them (for replicas: the setting, or the key the replicas share).
+    /// </summary>
+    public static IReadOnlyList<byte[]> OperationKeys { get; set; } = [RandomNumberGenerator.GetBytes(32)];
 
     private string Sign(Watch watch)
     {
         var payload = JsonSerializer.SerializeToUtf8Bytes(new[] { watch.Url.ToString(), watch.Kind, watch.Original.ToString(), watch.Method, watch.Location?.ToString() ?? "", Display });
-        return Base64Url(payload) + "." + Base64Url(HMACSHA256.HashData(OperationKey, payload));
+        return Base64Url(payload) + "." + Base64Url(HMACSHA256.HashData(OperationKeys[0], payload));
     }
 
     /// <summary>The watch a token names, where this server signed it; else null.</summary>
@@ -252,7 +256,7 @@ public sealed partial class ApiRequest
     {
         var parts = token.Split('.');
         if (parts.Length != 2 || FromBase64Url(parts[0]) is not { } payload || FromBase64Url(parts[1]) is not { } signature
-            || !CryptographicOperations.FixedTimeEquals(signature, HMACSHA256.HashData(OperationKey, payload)))
+            || !OperationKeys.Any(key => CryptographicOperations.FixedTimeEquals(signature, HMACSHA256.HashData(key, payload))))
         {
             return null;
         }

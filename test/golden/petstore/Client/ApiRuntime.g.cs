@@ -15,6 +15,7 @@ using System.Text.Json;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Petstore.Client;
 
@@ -185,6 +186,20 @@ public static class ApiLimits
 
     /// <summary>How long a call watches a long-running operation before it answers that the operation is still running.</summary>
     public static double LongRunningWaitSeconds { get; set; } = 50;
+}
+
+/// <summary>
+/// A second place for tokens obtained at run time, which the replicas of a deployment share (the host sets it, where
+/// it has such a store). A token is kept under a name and sealed with a key made from <c>secret</c>, the secret that
+/// obtained it: the store never holds a token, nor what it was obtained with, in the clear.
+/// </summary>
+public interface IApiTokenStore
+{
+    /// <summary>The token kept under <paramref name="name"/> and sealed with <paramref name="secret"/>, if one is there and unexpired; null when none is, or when the store cannot be reached.</summary>
+    Task<(string Token, DateTimeOffset Expires)?> GetAsync(string name, string secret, CancellationToken cancellationToken);
+
+    /// <summary>Keeps <paramref name="token"/> until it expires; a store that cannot be reached keeps nothing.</summary>
+    Task SetAsync(string name, string secret, (string Token, DateTimeOffset Expires) token, CancellationToken cancellationToken);
 }
 
 /// <summary>
