@@ -28,7 +28,7 @@ const VARIANT_FILES: Record<GoldenVariant, string[]> = {
     'Mcp/McpScriptSandbox.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'Mcp/McpSettings.g.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'McpSignatures.g.json',
     'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json',
   ],
-  http: ['.dockerignore', 'Dockerfile', 'Mcp/McpHostSetup.cs', 'Mcp/McpHttpAccess.cs', 'Mcp/McpHttpLimits.cs', 'Mcp/McpHttpProxies.cs', 'Mcp/McpSettings.g.cs', 'Mcp/McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  http: ['.dockerignore', 'Dockerfile', 'Mcp/McpHostSetup.cs', 'Mcp/McpHttpAccess.cs', 'Mcp/McpHttpLimits.cs', 'Mcp/McpHttpProxies.cs', 'Mcp/McpSettings.g.cs', 'Mcp/McpSharedState.cs', 'Mcp/McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
   resources: ['Mcp/McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
 };

@@ -31,6 +31,8 @@ export const FIXED_NAMES = {
  */
 const RESERVED_TYPE_NAMES = new Set<string>([
   ...Object.values(FIXED_NAMES), 'Program',
+  // the client's runtime (src/emit/client/csharp) beyond FIXED_NAMES
+  'ApiBase64', 'ApiFileConverter', 'ApiSecrets', 'IApiTokenStore',
   // System
   'System', 'Object', 'String', 'Attribute', 'Exception', 'OperationCanceledException', 'InvalidOperationException',
   'Func', 'Action', 'Math', 'Convert', 'Uri', 'UriKind', 'UriCreationOptions', 'DateTime', 'DateTimeOffset', 'DateOnly',
