@@ -20,6 +20,7 @@ import { ARM_SCOPE, writeFakeAz, type FakeAz } from './support/fake-az.js';
 import { startNginx, startReplica, runCalls, type Balancer, type Replica } from './support/replicas.js';
 import { connectFrom, fetchFrom } from './support/caller-fetch.js';
 import { startRedis, type Redis } from './support/redis.js';
+import { startOtlpReceiver } from './support/otlp-receiver.js';
 import { scratchDir } from './support/scratch.js';
 
 const PROXY = '127.0.0.9';
@@ -306,11 +307,23 @@ describe('replicas sharing state on Redis (REDIS)', { timeout: 14 * 60_000 }, ()
     assert.match(empty, /error: SHARED_REDIS names no Redis server/);
     const closed = await startRedis(join(work, 'closed'));
     await closed.stop();
-    const away = await startReplica('away-redis', dll('library', 'Shared'), library({ SHARED_REDIS: closed.address }));
-    replicas.push(away);
-    const statuses = await burst(away.url, '127.0.0.12', BURST + 2);
-    assert.deepEqual(statuses, [...Array(BURST).fill(200), 429, 429], 'the replica\'s own buckets limit the caller');
-    assert.match(away.log(), /Shared state: Redis \(SHARED_REDIS\) cannot be reached/);
-    away.process.kill('SIGKILL');
+    const receiver = await startOtlpReceiver();
+    try {
+      const away = await startReplica('away-redis', dll('library', 'Shared'), library({
+        SHARED_REDIS: closed.address, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_METRIC_EXPORT_INTERVAL: '300',
+      }));
+      replicas.push(away);
+      const statuses = await burst(away.url, '127.0.0.12', BURST + 2);
+      assert.deepEqual(statuses, [...Array(BURST).fill(200), 429, 429], 'the replica\'s own buckets limit the caller');
+      assert.match(away.log(), /Shared state: Redis \(SHARED_REDIS\) cannot be reached/);
+      assert.equal(away.log().match(/cannot be reached/g)?.length, 1, 'said once an outage, not once a call');
+      // Each use of the replica's own bucket is counted, by what it was used for.
+      const fallbacks = (): number => Math.max(0, ...receiver.points.filter((p) => p.metric === 'mcp.shared_state.fallbacks' && p.attributes.use === 'rate_limit').map((p) => p.value));
+      await receiver.waitFor(() => fallbacks() >= BURST + 2);
+      assert.ok(fallbacks() >= BURST + 2, `mcp.shared_state.fallbacks: ${fallbacks()}`);
+      away.process.kill('SIGKILL');
+    } finally {
+      await receiver.close();
+    }
   });
 });
