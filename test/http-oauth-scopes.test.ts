@@ -20,6 +20,7 @@ import { REPO } from './support/golden.js';
 import { scratchDir } from './support/scratch.js';
 import { freePort, startReplica, type Replica } from './support/replicas.js';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+import { startRedis } from './support/redis.js';
 
 describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () => {
   const received: { method: string; url: string; authorization: string }[] = [];
@@ -32,9 +33,12 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
   let discoveryPort = 0;
   let code: Replica;
   let codePort = 0;
+  let work = '';
+  let sharedResource = '';
+  let settings: Record<string, string> = {};
 
   before(async () => {
-    const work = scratchDir('http-oauth-scopes');
+    work = scratchDir('http-oauth-scopes');
     const init = ['init', '--openapi-url', join(REPO, 'test/fixtures/scoped.yaml'), '--server-name', 'Scoped', '--output-dir', join(work, 'scoped'), '--transport', 'http', '--auth', 'oauth', '--upstream-token-exchange'];
     assert.equal(await runCli(init, { out: () => {}, err: (t) => void process.stderr.write(t) }), 0);
     // The same in discovery mode, where call_operation reaches every operation.
@@ -58,15 +62,18 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     const discoveryResource = `http://127.0.0.1:${discoveryPort}/mcp`;
     codePort = await freePort();
     const codeResource = `http://127.0.0.1:${codePort}/mcp`;
+    // Replicas that share state on Redis: their MCP URL as a balancer in front of them would be.
+    sharedResource = `http://127.0.0.1:${await freePort()}/mcp`;
     authority = await startAuthorizationServer({
       resources: [
         { url: resource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: apiUrl, scopes: ['items:read', 'items:write', 'items:admin'] },
         { url: discoveryResource, scopes: ['items:read', 'items:write', 'items:admin'] }, { url: codeResource, scopes: ['items:read', 'items:write', 'items:admin'] },
+        { url: sharedResource, scopes: ['items:read', 'items:write', 'items:admin'] },
       ],
-      tokenExchange: { subjectAudiences: [resource, discoveryResource, codeResource] },
+      tokenExchange: { subjectAudiences: [resource, discoveryResource, codeResource, sharedResource] },
     });
     await build;
-    const settings = {
+    settings = {
       SCOPED_BASE_URL: apiUrl, SCOPED_AUTH_CLIENT_ID: authority.clients[0]!.clientId, SCOPED_AUTH_CLIENT_SECRET: authority.clients[0]!.clientSecret ?? '',
       SCOPED_AUTH_AUTHORITY: authority.issuer, SCOPED_RESOURCE_URL: resource, Logging__LogLevel__Default: 'Warning',
     };
@@ -121,6 +128,37 @@ describe('per-operation OAuth scopes of an HTTP server with --auth oauth', () =>
     assert.equal(claims.sub, decodeJwt(token).sub);
     assert.equal(sent[1]!.authorization, sent[0]!.authorization, 'the exchanged token is kept for the caller\'s token');
     assert.equal(authority.exchanges.length, 1);
+  });
+
+  test('with REDIS, a token exchanged on one replica serves the same caller\'s token on another; Redis holds it sealed', async () => {
+    const redis = await startRedis(join(work, 'redis'));
+    const dll = join(work, 'scoped', 'bin/Debug', detectFramework(), 'Scoped.dll');
+    const pair = await Promise.all(['a', 'b'].map((name) => startReplica(`shared-${name}`, dll, { ...settings, SCOPED_RESOURCE_URL: sharedResource, SCOPED_REDIS: redis.address })));
+    try {
+      const token = await authority.clientCredentialsToken({ resource: sharedResource, scope: 'items:read' });
+      const exchanged = authority.exchanges.length;
+      const mark = received.length;
+      for (const replica of [...pair, ...pair]) {
+        const answer = await fetch(`${replica.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } }),
+        });
+        assert.equal(answer.status, 200);
+        assert.deepEqual(JSON.parse(await text(answer)), { id: 1, seen: 'Bearer [redacted]' });
+      }
+      assert.equal(authority.exchanges.length - exchanged, 1, 'exchanged once for the caller\'s token, on whichever replica came first');
+      const sent = received.slice(mark).map((r) => r.authorization);
+      assert.equal(new Set(sent).size, 1, 'both replicas sent the one exchanged token');
+      const upstreamToken = sent[0]!.replace(/^Bearer /, '');
+      const keys = redis.cli('KEYS', 'scoped:token:*').split('\n').filter(Boolean);
+      assert.equal(keys.length, 1, redis.cli('KEYS', '*'));
+      const stored = redis.cli('GET', keys[0]!);
+      for (const secret of [upstreamToken, token, settings.SCOPED_AUTH_CLIENT_SECRET ?? '']) assert.ok(!stored.includes(secret.slice(0, 40)), 'Redis holds no token in the clear');
+    } finally {
+      for (const replica of pair) replica.process.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 
   test("a token without the operation's scopes: 403 insufficient_scope naming those it has and the first alternative's, nothing sent", async () => {
