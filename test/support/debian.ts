@@ -8,3 +8,17 @@ export function aptInstall(name: string): void {
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
   spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', name], { stdio: 'ignore', env });
 }
+
+/**
+ * The first of `paths` that runs (`<path> <versionFlag>` exits 0); else the package is installed (as above) and they
+ * are looked at again. Throws, saying what to install and why, when none runs.
+ */
+export function debianBinary(paths: readonly string[], versionFlag: string, name: string, why: string): string {
+  const found = (): string | undefined => paths.find((p) => spawnSync(p, [versionFlag]).status === 0);
+  const existing = found();
+  if (existing) return existing;
+  aptInstall(name);
+  const installed = found();
+  if (!installed) throw new Error(`${name} is not installed and could not be: run apt-get install ${name} (${why})`);
+  return installed;
+}

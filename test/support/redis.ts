@@ -4,18 +4,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { aptInstall } from './debian.js';
+import { debianBinary } from './debian.js';
 import { freePort } from './replicas.js';
 
 /** redis-server, installed from Debian's packages when missing and this runs as root (as CI does). */
 export function redisBinary(): string {
-  const found = (): string | undefined => ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => spawnSync(p, ['--version']).status === 0);
-  const existing = found();
-  if (existing) return existing;
-  aptInstall('redis-server');
-  const installed = found();
-  if (!installed) throw new Error('redis-server is not installed and could not be: run apt-get install redis-server (the replica tests need it)');
-  return installed;
+  return debianBinary(['/usr/bin/redis-server', '/usr/local/bin/redis-server'], '--version', 'redis-server', 'the replica tests need it');
 }
 
 export interface Redis {

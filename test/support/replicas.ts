@@ -2,11 +2,11 @@
  * Replicas of a generated HTTP server behind nginx on 127.0.0.1, as a shared deployment runs them: each replica
  * a `dotnet <dll> --urls …` process, nginx round-robin in front. Used by the HTTP transport test and the bench.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { aptInstall } from './debian.js';
+import { debianBinary } from './debian.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -27,13 +27,7 @@ export async function freePort(): Promise<number> {
  * does. Throws, saying what to install, when there is none and none can be installed.
  */
 export function nginxBinary(): string {
-  const found = (): string | undefined => ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
-  const existing = found();
-  if (existing) return existing;
-  aptInstall('nginx-light');
-  const installed = found();
-  if (!installed) throw new Error('nginx is not installed and could not be: run apt-get install nginx-light (the load-balancer tests need it)');
-  return installed;
+  return debianBinary(['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'], '-v', 'nginx-light', 'the load-balancer tests need it');
 }
 
 export interface Replica {
