@@ -18,16 +18,24 @@ namespace __NAMESPACE__;
 internal static class McpHostSetup
 {
     /// <summary>
-    /// Console logging __LOGGING_WHERE__; the HttpClient's own lines only from warnings up (the audit line says what
-    /// each call sent).
+    /// Console logging __LOGGING_WHERE__. The frameworks' own lines only from warnings up, as ASP.NET Core's templates
+    /// set them: the audit line says what each call asked and sent, where ASP.NET Core, the MCP SDK, the HttpClient and
+    /// Polly would each write a line or two more per call (most of a busy server's logging). A setting for a narrower
+    /// category (Logging__LogLevel__ModelContextProtocol.Server=Information) brings one back.
     /// </summary>
     public static IHostApplicationBuilder AddMcpLogging(this IHostApplicationBuilder builder)
     {
         builder.Logging.ClearProviders();
         builder.Logging.AddConsole(__CONSOLE_OPTIONS__);
-        builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
+        foreach (var category in FrameworkCategories)
+        {
+            builder.Logging.AddFilter(category, LogLevel.Warning);
+        }
         return builder;
     }
+
+    /// <summary>The categories whose lines are only warnings and errors.</summary>
+    private static readonly string[] FrameworkCategories = ["System.Net.Http.HttpClient", "Microsoft.AspNetCore", "ModelContextProtocol", "Polly"];
 
     /// <summary>
     /// Every HttpClient the tools are given is the API's: its base address, timeout and headers from the settings, and
