@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,search-hybrid,scale,load,load-auth,load-redis,tasks,serving] [--calls N] [--no-profile] [--out FILE] [--keep]`
+ * `npm run bench -- [--runs N] [--quick] [--only gen,server,call,payload,build,search,search-hybrid,scale,load,load-auth,load-redis,throughput,tasks,serving] [--calls N] [--no-profile] [--out FILE] [--keep]`
  *
  * The performance benchmark. Prints one markdown table (with the goals of the performance issue,
  * PASS/MISS) and short notes, and writes them with the machine they ran on to docs/benchmarks.md
@@ -27,6 +27,7 @@
  *  load-auth the same with --auth oauth: each replica validates every call's access token (oidc-provider),
  *           and what that costs a call beside the load figures
  *  load-redis the same with each caller's rate limit counted, first by each replica, then on Redis (REDIS), side by side
+ *  throughput one replica's calls/s under wrk at 100 and 1,000 connections, beside the API alone and the peer's server
  *  tasks    multi-step tasks over a library API done as an ideal assistant would in operations, discovery
  *           and code mode: round trips and bytes sent to the assistant per task and mode
  *  serving  spec to serving, for petstore, GitHub and Microsoft Graph in Debug and Release: `init` into a fresh
@@ -37,7 +38,7 @@
  * same round, interleaved and in rotating order, because the machine is noisy.
  *
  * Each area is one module of scripts/bench/ (an Area: generation.ts, server-start.ts, tool-call.ts,
- * payload.ts, build.ts, search.ts, search-hybrid.ts, scale.ts, load.ts, load-auth.ts, load-redis.ts, tasks.ts, serving.ts), listed below in the order it runs and reports.
+ * payload.ts, build.ts, search.ts, search-hybrid.ts, scale.ts, load.ts, load-auth.ts, load-redis.ts, throughput.ts, tasks.ts, serving.ts), listed below in the order it runs and reports.
  * They share one BenchContext (context.ts: options, specs, the generator snapshot, results) and the
  * helpers beside them: generator.ts (running a generation command), projects.ts (generated projects,
  * dotnet build), servers.ts (starting a generated server), deployment.ts (replicas behind nginx, for
@@ -60,12 +61,13 @@ import { scale } from './bench/scale.js';
 import { load } from './bench/load.js';
 import { loadAuth } from './bench/load-auth.js';
 import { loadRedis } from './bench/load-redis.js';
+import { throughput } from './bench/throughput.js';
 import { tasks } from './bench/tasks.js';
 import { loadScripts } from './bench/load-scripts.js';
 import { serving } from './bench/serving.js';
 
 /** The areas, in the order they run and appear in the table. */
-const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, searchHybrid, scale, load, loadAuth, loadRedis, tasks, loadScripts, serving];
+const AREAS: readonly Area[] = [generation, serverStart, toolCall, payload, build, search, searchHybrid, scale, load, loadAuth, loadRedis, throughput, tasks, loadScripts, serving];
 
 const options = parseOptions(AREAS.map((area) => area.name));
 const context = await createContext(options);

@@ -10,11 +10,14 @@ export function aptInstall(name: string): void {
 }
 
 /**
- * The first of `paths` that runs (`<path> <versionFlag>` exits 0); else the package is installed (as above) and they
- * are looked at again. Throws, saying what to install and why, when none runs.
+ * The first of `paths` that runs (`<path> <versionFlag>` starts and exits, whatever its code: wrk's is 1); else the
+ * package is installed (as above) and they are looked at again. Throws, saying what to install and why, when none runs.
  */
 export function debianBinary(paths: readonly string[], versionFlag: string, name: string, why: string): string {
-  const found = (): string | undefined => paths.find((p) => spawnSync(p, [versionFlag]).status === 0);
+  const found = (): string | undefined => paths.find((p) => {
+    const run = spawnSync(p, [versionFlag]);
+    return run.error === undefined && run.status !== null;
+  });
   const existing = found();
   if (existing) return existing;
   aptInstall(name);

@@ -59,13 +59,19 @@ internal static class McpDiscovery
         // The search index is read in the background once the server has started: the first search does not wait for
         // it (on all of Microsoft Graph it takes most of a second), and neither does the first tools/list.
         builder.Services.AddMcpStartup(services => services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => Task.Run(() => McpSearch.Index)));
-        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(_ =>
+        // The tools are the same for every server (a stateless HTTP server makes one per request): readied once.
+        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services =>
         {
-            var made = services.GetServices<McpServerTool>().ToList();
-            McpToolSupport.PublishInputSchemas(made);
-            // A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
-            AnnotateReach(made);
-        }));
+            var ready = new Lazy<bool>(() =>
+            {
+                var made = services.GetServices<McpServerTool>().ToList();
+                McpToolSupport.PublishInputSchemas(made);
+                // A tool that can reach every operation is annotated as the least permissive of them (destructive if any is).
+                AnnotateReach(made);
+                return true;
+            });
+            return new ConfigureOptions<McpServerOptions>(options => _ = ready.Value);
+        });
         return builder
             .WithRequestFilters(filters => filters.AddCallToolFilter(McpAudit.Calls))
             .WithTools(tools, ApiJson.Options)
