@@ -19,6 +19,7 @@ import { planNames } from '../src/names/plan.js';
 import { connect, dotnetBuild, serverLog } from '../examples/harness.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
 import { scratchDir } from './support/scratch.js';
+import { wholeLines } from './support/replicas.js';
 
 const quiet = { out: (): void => {}, err: (): void => {} };
 
@@ -26,7 +27,7 @@ interface AuditLine { caller: string; resource?: string; outcome: string; status
 
 /** The audit lines in the server's log (the simple console formatter: the JSON line under `info: Library.Audit[…]`). */
 function auditLines(log: string): AuditLine[] {
-  const lines = log.split('\n');
+  const lines = wholeLines(log);
   return lines.flatMap((line, i) => (/^info: Library\.Audit\[\d+\]/.test(lines[i - 1] ?? '') ? [JSON.parse(line.trim()) as AuditLine] : []));
 }
 

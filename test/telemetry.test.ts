@@ -15,7 +15,7 @@ import { runCli } from '../src/index.js';
 import { detectFramework } from '../src/dotnet.js';
 import { connect, dotnetBuild, serverLog } from '../examples/harness.js';
 import { scratchDir } from './support/scratch.js';
-import { connectHttp, startReplica, type Replica } from './support/replicas.js';
+import { connectHttp, startReplica, wholeLines, type Replica } from './support/replicas.js';
 import { LIBRARY_KEY, LIBRARY_SPEC, startLibraryApi, type LibraryApi } from './support/library-api.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
 
@@ -218,7 +218,7 @@ interface JsonEntry { Category: string; EventId: number; Message: string; State:
 
 /** The JSON console formatter's entries of the audit category in a server's log. */
 function auditEntries(log: string): JsonEntry[] {
-  return log.split('\n').filter((line) => line.startsWith('{"EventId"')).map((line) => JSON.parse(line) as JsonEntry).filter((e) => e.Category === 'Library.Audit');
+  return wholeLines(log).filter((line) => line.startsWith('{"EventId"')).map((line) => JSON.parse(line) as JsonEntry).filter((e) => e.Category === 'Library.Audit');
 }
 
 /**
@@ -226,7 +226,7 @@ function auditEntries(log: string): JsonEntry[] {
  * formatter), or the Message of a JSON formatter's entry.
  */
 function auditLines(log: string): AuditLine[] {
-  const lines = log.split('\n');
+  const lines = wholeLines(log);
   const simple = lines.flatMap((line, i) => (/^info: Library\.Audit\[1\]/.test(lines[i - 1] ?? '') ? [JSON.parse(line.trim()) as AuditLine] : []));
   return [...simple, ...auditEntries(log).map((e) => JSON.parse(e.Message) as AuditLine)];
 }

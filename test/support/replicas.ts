@@ -30,6 +30,14 @@ export function nginxBinary(): string {
   return debianBinary(['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'], '-v', 'nginx-light', 'the load-balancer tests need it');
 }
 
+/**
+ * The whole lines of a server's log: a line the server is still writing (the text after the last newline) is left
+ * for the next read, so that a line is never parsed half-written, however loaded the machine.
+ */
+export function wholeLines(log: string): string[] {
+  return log.slice(0, log.lastIndexOf('\n') + 1).split('\n');
+}
+
 export interface Replica {
   readonly name: string;
   readonly url: string;
