@@ -35,7 +35,8 @@ export function nginxBinary(): string {
  * for the next read, so that a line is never parsed half-written, however loaded the machine.
  */
 export function wholeLines(log: string): string[] {
-  return log.slice(0, log.lastIndexOf('\n') + 1).split('\n');
+  const end = log.lastIndexOf('\n');
+  return end < 0 ? [] : log.slice(0, end).split('\n');
 }
 
 export interface Replica {
