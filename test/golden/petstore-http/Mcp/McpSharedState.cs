@@ -320,7 +320,8 @@ internal sealed class McpSharedState : IApiTokenStore
         var (key, redisKey) = TokenKeys(name, secret);
         try
         {
-            return (byte[]?)await Connection.GetDatabase().StringGetAsync(redisKey).ConfigureAwait(false) is { } box ? Open(key, box) : null;
+            // A sealed token is a few kilobytes at most: anything larger is not one this server stored.
+            return (byte[]?)await Connection.GetDatabase().StringGetAsync(redisKey).ConfigureAwait(false) is { Length: <= MaxSealedBytes } box ? Open(key, box) : null;
         }
         catch (Exception exception) when (IsFailure(exception))
         {
@@ -360,6 +361,7 @@ internal sealed class McpSharedState : IApiTokenStore
         return (key, new RedisKey($"{Prefix}:token:{Convert.ToHexString(HMACSHA256.HashData(key, Encoding.UTF8.GetBytes(name)))}"));
     }
 
+    private const int MaxSealedBytes = 64 * 1024;
     private const int NonceBytes = 12;
     private const int TagBytes = 16;
 
