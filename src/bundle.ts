@@ -19,7 +19,7 @@ import type { LoadOptions } from './load/document.js';
 import { planNames } from './names/plan.js';
 import { kebabName } from './names/identifiers.js';
 import { selectOperations } from './select.js';
-import type { ToolMode } from './emit/project/host-options.js';
+import type { ToolMode } from './emit/shared/host-options.js';
 import { emitMcpbManifest, MCPB_ICON, MCPB_MANIFEST, MCPB_SERVER_FOLDER, platformOf, RUNTIME_PATTERN } from './emit/project/mcpb.js';
 
 /** The official mcpb CLI run by npx when it is not installed beside the generator. */

@@ -17,7 +17,7 @@ import { emitClientConfig, emitMcpConfig, emitProjectReadme, type Launch, type M
 import { detectFramework } from './dotnet.js';
 import { selectOperations, type Selection, type Skipped } from './select.js';
 import { packageVersionOf } from './emit/project/nuget.js';
-import type { PackageInfo } from './emit/project/host-options.js';
+import type { PackageInfo } from './emit/shared/host-options.js';
 import { emitRecord, generatorCommand, type GenerationRecord, type RegenerationTarget } from './emit/project/regenerate.js';
 import { BIN_SCRIPT, packageVersion } from './package.js';
 import { checkSearch } from './emit/discovery/hybrid.js';

@@ -4,7 +4,7 @@
 import { GeneratorError } from './errors.js';
 import type { ApiModel } from './model/types.js';
 import { isValidNamespace } from './names/identifiers.js';
-import { AUTH_MODES, TOOL_MODES, TRANSPORTS, type AuthMode, type ToolMode, type Transport } from './emit/project/host-options.js';
+import { AUTH_MODES, TOOL_MODES, TRANSPORTS, type AuthMode, type ToolMode, type Transport } from './emit/shared/host-options.js';
 import { CONFIRM_POLICIES, type ConfirmPolicy } from './model/confirm.js';
 
 /** The host options these checks read. */

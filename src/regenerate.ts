@@ -13,7 +13,7 @@ import { generateSources, prepare, type PreparedApi } from './generate.js';
 import type { LoadOptions } from './load/document.js';
 import type { GeneratedFile } from './emit/shared/file.js';
 import { RECORD_FILE, type GenerationRecord } from './emit/project/regenerate.js';
-import { TOOL_MODES, type ToolMode } from './emit/project/host-options.js';
+import { TOOL_MODES, type ToolMode } from './emit/shared/host-options.js';
 
 /** The record of a project directory, checked field by field. */
 export async function readRecord(directory: string, command = 'regenerate'): Promise<GenerationRecord> {

@@ -5,7 +5,7 @@ import { templates } from '../shared/templates.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { inputSchema } from '../tools/input-schema.js';
 import { signature } from './signature.js';
-import { supportPath } from '../project/feature.js';
+import { supportPath } from '../shared/feature.js';
 
 const template = templates('code');
 

@@ -6,7 +6,7 @@
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
 import { CODE_PACKAGES, emitCode, SCRIPT_ADMISSION, SIGNATURES_FILE, SIGNATURES_RESOURCE } from './code.js';
-import type { HostFeature } from '../project/feature.js';
+import type { HostFeature } from '../shared/feature.js';
 
 export const codeMode: HostFeature = {
   applies: (options) => options.mode === 'code',

@@ -2,13 +2,13 @@ import type { GeneratedFile } from '../shared/file.js';
 import { AGENT, INTENT_BOOST, INTENTS, NAME_COVERAGE, PERSON, RESOURCE_HELD, RESOURCE_MISS, STOP_WORDS, stem } from './search-text.js';
 import { AUXILIARIES, CEASING, DETERMINERS, NEGATIONS, phrasalTerms, PREPOSITIONS, PRONOUNS, QUESTION_WORDS } from './search-query-words.js';
 import { templates } from '../shared/templates.js';
-import type { ToolMode } from '../project/host-options.js';
+import type { ToolMode } from '../shared/host-options.js';
 import { jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
 import { banner } from '../shared/banner.js';
 import type { SearchIndex } from './search-index.js';
 import type { Operation } from '../../model/types.js';
 import { toolHints } from '../tools/tools.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 /** Where the discovery-mode server's operation index is written, beside McpTools.g.cs, and its resource name. */
 const template = templates('discovery');

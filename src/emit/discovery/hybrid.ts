@@ -1,7 +1,7 @@
 import { templates } from '../shared/templates.js';
 import { SEARCH_INDEX_FILE } from './discovery.js';
 import { GeneratorError } from '../../errors.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 /**
  * The hybrid search (`--search hybrid`, discovery and code mode): the lexical ranking fused by reciprocal rank with

@@ -6,7 +6,7 @@
 import { stringLiteral } from '../shared/writer.js';
 import { templates } from '../shared/templates.js';
 import { environmentVariables } from '../../names/environment.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 const template = templates('http');
 

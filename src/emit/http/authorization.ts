@@ -5,7 +5,7 @@
 import { templates } from '../shared/templates.js';
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 const template = templates('http');
 

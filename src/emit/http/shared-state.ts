@@ -6,8 +6,8 @@
 import { templates } from '../shared/templates.js';
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
-import { serverKey, type HostOptions } from '../project/host-options.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { serverKey, type HostOptions } from '../shared/host-options.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 const template = templates('http');
 

@@ -5,8 +5,8 @@
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { FIXED_NAMES } from '../../names/plan.js';
 import { clientParameterVariable, environmentVariables } from '../../names/environment.js';
-import type { HostOptions } from './host-options.js';
-import type { HostFeature } from './feature.js';
+import type { HostOptions } from '../shared/host-options.js';
+import type { HostFeature } from '../shared/feature.js';
 
 export const clientParameters: HostFeature = {
   applies: (options) => (options.clientParameters ?? []).length > 0,

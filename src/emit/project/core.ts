@@ -9,8 +9,8 @@ import { environmentVariables } from '../../names/environment.js';
 import { packageVersion } from '../../package.js';
 import { emitToolSupport } from '../tools/tool-support.js';
 import { readIconSetting } from './server-icon.js';
-import { serverKey, type HostOptions } from './host-options.js';
-import { supportPath, type HostFeature } from './feature.js';
+import { serverKey, type HostOptions } from '../shared/host-options.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 /** NuGet packages of the generated host, at versions the registry here serves. */
 export const PACKAGES = [

@@ -8,8 +8,8 @@ import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { FIXED_NAMES } from '../../names/plan.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import type { SecurityScheme } from '../../model/types.js';
-import type { HostOptions } from './host-options.js';
-import type { HostFeature } from './feature.js';
+import type { HostOptions } from '../shared/host-options.js';
+import type { HostFeature } from '../shared/feature.js';
 
 /** `--credential azure`: Azure.Identity, whose DefaultAzureCredential gets Azure AD tokens. */
 export const AZURE_PACKAGES = [{ id: 'Azure.Identity', version: '1.21.0' }] as const;

@@ -4,7 +4,7 @@
  * for their shared state and a HorizontalPodAutoscaler that scales them).
  */
 import type { GeneratedFile } from '../shared/file.js';
-import type { HostOptions } from './host-options.js';
+import type { HostOptions } from '../shared/host-options.js';
 import { kebabName } from '../../names/identifiers.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 import { HTTP_LIMITS } from '../http/limits.js';

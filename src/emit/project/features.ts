@@ -2,7 +2,7 @@
  * The features of the generated host, in the order their settings are read and their lines appear in Program.cs
  * (a feature's settings may use those read before it: the base address, the authorization, the token exchange).
  */
-import type { HostFeature } from './feature.js';
+import type { HostFeature } from '../shared/feature.js';
 import { core } from './core.js';
 import { clientParameters, longRunning } from './client-settings.js';
 import { telemetry } from './telemetry.js';

@@ -1,15 +1,15 @@
 import type { GeneratedFile } from '../shared/file.js';
-import type { HostOptions } from './host-options.js';
+import type { HostOptions } from '../shared/host-options.js';
 import { INPUT_SCHEMAS_FILE } from '../tools/tools.js';
 import { HOST_FEATURES } from './features.js';
 import { emitProgram } from './program.js';
 import { emitSettings, SETTINGS_CLASS } from './settings.js';
 import { msbuildLiteral as literal } from './msbuild.js';
-import { supportPath, type HostFeature, type Package } from './feature.js';
+import { supportPath, type HostFeature, type Package } from '../shared/feature.js';
 
 export { PACKAGES, HTTP_PACKAGES } from './core.js';
 export { AZURE_PACKAGES } from './credentials.js';
-export { serverKey, TOOL_MODES, TRANSPORTS, type HostOptions, type ToolMode, type Transport } from './host-options.js';
+export { serverKey, TOOL_MODES, TRANSPORTS, type HostOptions, type ToolMode, type Transport } from '../shared/host-options.js';
 
 /**
  * The project that hosts the tools: a console app over stdio (SPEC 4.4), or an ASP.NET Core app over HTTP with

@@ -12,7 +12,7 @@ import { kebabName } from '../../names/identifiers.js';
 import { toolDescription, trimDescription } from '../shared/describe.js';
 import { discoveryTools } from '../discovery/discovery.js';
 import { codeTools } from '../code/code.js';
-import type { ToolMode } from './host-options.js';
+import type { ToolMode } from '../shared/host-options.js';
 
 export const MCPB_MANIFEST_VERSION = '0.3';
 export const MCPB_MANIFEST = 'manifest.json';

@@ -4,7 +4,7 @@
  * MCP Registry's format.
  */
 import type { GeneratedFile } from '../shared/file.js';
-import type { HostOptions, PackageInfo } from './host-options.js';
+import type { HostOptions, PackageInfo } from '../shared/host-options.js';
 import { credentialVariables, environmentVariables, requiredVariables } from '../../names/environment.js';
 
 /** The MCP Registry schema server.json is written against. */

@@ -5,8 +5,8 @@
  */
 import { banner } from '../shared/banner.js';
 import { CSharpWriter } from '../shared/writer.js';
-import type { ProgramPart } from './feature.js';
-import type { HostOptions } from './host-options.js';
+import type { ProgramPart } from '../shared/feature.js';
+import type { HostOptions } from '../shared/host-options.js';
 import { SETTINGS_CLASS } from './settings.js';
 
 export function emitProgram(options: HostOptions, parts: readonly ProgramPart[]): string {

@@ -7,7 +7,7 @@
  */
 import type { GeneratedFile } from '../shared/file.js';
 import { RESOURCES_FILE } from '../resources/resources.js';
-import type { RegenerationTarget } from './host-options.js';
+import type { RegenerationTarget } from '../shared/host-options.js';
 
 export type { RegenerationTarget };
 

@@ -5,8 +5,8 @@
  */
 import { banner } from '../shared/banner.js';
 import { CSharpWriter } from '../shared/writer.js';
-import type { SettingsPart } from './feature.js';
-import type { HostOptions } from './host-options.js';
+import type { SettingsPart } from '../shared/feature.js';
+import type { HostOptions } from '../shared/host-options.js';
 
 export const SETTINGS_CLASS = 'McpSettings';
 

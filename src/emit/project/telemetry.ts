@@ -1,8 +1,8 @@
 import { templates } from '../shared/templates.js';
 import { stringLiteral } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
-import type { HostOptions } from './host-options.js';
-import { supportPath, type HostFeature } from './feature.js';
+import type { HostOptions } from '../shared/host-options.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 const template = templates('tools');
 

@@ -15,7 +15,7 @@ import type { GeneratedFile } from '../shared/file.js';
 import { methodParameters, type MethodParameter } from '../shared/signature.js';
 import { templates } from '../shared/templates.js';
 import { CSharpWriter, stringLiteral } from '../shared/writer.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 /** The file of the resources, beside McpTools.g.cs. */
 export const RESOURCES_FILE = 'McpResources.g.cs';

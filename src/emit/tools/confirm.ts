@@ -9,7 +9,7 @@ import { methodParameters } from '../shared/signature.js';
 import { templates } from '../shared/templates.js';
 import { stringLiteral, type CSharpWriter } from '../shared/writer.js';
 import { environmentVariables } from '../../names/environment.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 export const CONFIRM_CLASS = 'McpConfirm';
 export const CONFIRM_ATTRIBUTE = 'Confirm';

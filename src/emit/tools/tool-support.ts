@@ -1,6 +1,6 @@
 import type { GeneratedFile } from '../shared/file.js';
 import { templates } from '../shared/templates.js';
-import { supportPath, type HostFeature } from '../project/feature.js';
+import { supportPath, type HostFeature } from '../shared/feature.js';
 
 const template = templates('tools');
 

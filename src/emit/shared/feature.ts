@@ -3,8 +3,8 @@
  * items, its members of `McpSettings` (read from the settings and checked at start), and its lines of Program.cs.
  * A feature adds itself to {@link HOST_FEATURES} (features.ts) and edits nothing else.
  */
-import type { GeneratedFile } from '../shared/file.js';
-import type { CSharpWriter } from '../shared/writer.js';
+import type { GeneratedFile } from './file.js';
+import type { CSharpWriter } from './writer.js';
 import type { HostOptions } from './host-options.js';
 
 /** The folder of the support files, as the client is in `Client/`. */
