@@ -57,37 +57,24 @@ internal static class McpToolCatalog
         // When the server is made: the tools read, and the SDK's own tool collection empty. With a collection, the server
         // announces its tools (listChanged) and the SDK calls the tool FindTool matches.
         // (A stateless HTTP server makes a server per request: the tools are read once, for the first.)
-        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services => new ConfigureOptions<McpServerOptions>(options =>
+        builder.Services.AddSingleton<IConfigureOptions<McpServerOptions>>(services =>
         {
-            LoadOnce(services);
-            options.ToolCollection = [];
-        }));
+            var loaded = new Lazy<bool>(() =>
+            {
+                Load(services);
+                return true;
+            });
+            return new ConfigureOptions<McpServerOptions>(options =>
+            {
+                _ = loaded.Value;
+                options.ToolCollection = [];
+            });
+        });
         return builder
             .WithRequestFilters(filters => filters.AddCallToolFilter(McpAudit.Calls))
             .WithListToolsHandler(ListTools)
             .WithRequestFilters(filters => filters.AddCallToolFilter(FindTool).AddCallToolFilter(McpToolSupport.CheckCalls))
             .WithMessageFilters(filters => filters.AddIncomingFilter(McpToolSupport.CheckMessages));
-    }
-
-    private static readonly object LoadGate = new();
-
-    private static volatile bool _loaded;
-
-    /// <summary>Reads the tools with the first server's services, unless they were read already.</summary>
-    private static void LoadOnce(IServiceProvider services)
-    {
-        if (_loaded)
-        {
-            return;
-        }
-        lock (LoadGate)
-        {
-            if (!_loaded)
-            {
-                Load(services);
-                _loaded = true;
-            }
-        }
     }
 
     /// <summary>
