@@ -177,7 +177,7 @@ internal sealed class McpSharedState : IApiTokenStore
             var name = new RedisKey($"{Prefix}:operation-key");
             var keys = ApiRequest.OperationKeys;
             await database.StringSetAsync(name, keys[0], when: When.NotExists).ConfigureAwait(false);
-            if ((byte[]?)await database.StringGetAsync(name).ConfigureAwait(false) is { Length: >= 32 } shared && !shared.AsSpan().SequenceEqual(keys[0]))
+            if ((byte[]?)await database.StringGetAsync(name).ConfigureAwait(false) is { Length: >= 32 and <= 1024 } shared && !shared.AsSpan().SequenceEqual(keys[0]))
             {
                 ApiRequest.OperationKeys = [shared, .. keys.Take(3)];
             }
