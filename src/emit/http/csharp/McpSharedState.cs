@@ -140,8 +140,11 @@ internal sealed class McpSharedState : IApiTokenStore
         Lost(error?.GetType().Name ?? "unreachable");
     }
 
-    /// <summary>A failure of Redis (not of the caller): unreachable, timed out, or refused.</summary>
-    public static bool IsFailure(Exception exception) => exception is RedisException or RedisTimeoutException or ObjectDisposedException;
+    /// <summary>
+    /// A failure of Redis, whatever its kind (unreachable, timed out, refused, a connection cut in the middle of a
+    /// command): anything but a cancellation, which is the caller's. Shared state never fails a call.
+    /// </summary>
+    public static bool IsFailure(Exception exception) => exception is not OperationCanceledException;
 
     private void Lost(string why)
     {
