@@ -11,6 +11,7 @@ import type { Selection } from './select.js';
 import { serverKey } from './emit/project/host.js';
 import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
 import type { GeneratedFile } from './emit/shared/file.js';
+import { baseUrlMeaning } from './emit/shared/base-url.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
 import { packageVersion } from './package.js';
@@ -319,7 +320,9 @@ function initSummary(serverName: string, location: ServerLocation, project: { fi
       : `Build it: dotnet build ${JSON.stringify(directory)}`,
     ...(location.http ? [`Run it: dotnet run --project ${JSON.stringify(directory)} --urls ${HTTP_DEFAULT_URL} (MCP at /mcp, health at /healthz); deploy it with its Dockerfile and kubernetes.yaml`] : []),
     ...(location.package ? [`Pack it: dotnet pack -c Release -o ${JSON.stringify(join(directory, 'nupkg'))} ${JSON.stringify(directory)}; push the package to a NuGet feed, or try it from the folder: dnx ${location.package.id}@${location.package.version} --yes --source ${shellWord(join(directory, 'nupkg'))}`] : []),
-    `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`,
+    api.model.serverPath === undefined
+      ? `API base URL: ${api.model.serverUrl ?? '(none in the spec)'}; override with the environment variable ${env.baseUrl}`
+      : `API base URL: set the environment variable ${env.baseUrl} to the ${baseUrlMeaning(api.model)}`,
     ...(placeholders.length > 0 ? [`Settings: set ${placeholders.join(', ')} (placeholders are in the entry's env)`] : []),
     '',
     ...entryFiles.flatMap(({ label, path }) => [

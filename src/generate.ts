@@ -133,6 +133,7 @@ export function generateHost(options: HostProjectOptions): GeneratedFile[] {
     serverName: options.serverName, namespace: options.namespace, clientNamespace: options.clientNamespace, framework,
     serverVersion: options.serverVersion ?? options.api?.model.version ?? '1.0.0',
     ...(options.api?.model.icon !== undefined && { icon: options.api.model.icon }),
+    ...(options.api?.model.serverPath !== undefined && { serverPath: options.api.model.serverPath }),
     securitySchemes: options.api?.model.securitySchemes ?? [],
     clientParameters: [...planClientParameters(options.api?.model.operations ?? []).values()],
     ...(options.api?.model.operations.some((op) => op.longRunning) && { longRunning: true }),

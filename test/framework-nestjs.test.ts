@@ -245,16 +245,16 @@ describe('generated MCP server against a NestJS 11 app with @nestjs/swagger 11 (
     assert.doesNotMatch(String(fixed.description ?? ''), /Default/);
   });
 
-  test('create_task_attachment with a file name in Unicode and one with double quotes: each stored under the name given', async () => {
-    // Shown with the app itself: multer's busboy reads filename*=UTF-8''… before filename= (whose bytes it takes as latin1).
-    for (const fileName of ['Protokoll – Übersicht.txt', 'say "hi".txt']) {
+  test('create_task_attachment with a file name in Unicode and one with double quotes: each stored under the name given, as the same file sent by a browser', async () => {
+    // multer (told to read names as UTF-8, as browsers write them) decodes the %22 browsers write for a quote.
+    for (const [fileName, stored] of [['Protokoll – Übersicht.txt', 'Protokoll – Übersicht.txt'], ['say "hi".txt', 'say "hi".txt']] as const) {
       const direct = await addTask(`Attachment sent directly, named ${fileName}`);
       await uploadDirectly(app!, `/tasks/${direct}/attachments`, fileName);
-      assert.equal(app!.task(direct)!.attachments[0]?.fileName, fileName);
+      assert.equal(app!.task(direct)!.attachments[0]?.fileName, stored);
       const id = await addTask(`Attachment named ${fileName}`);
       const answer = await tool('create_task_attachment', { id, body: { file: { content: Buffer.from(fileName).toString('base64'), fileName, contentType: 'text/plain' } } });
       assert.equal(answer.isError, false, answer.text);
-      assert.equal(app!.task(id)!.attachments[0]?.fileName, fileName);
+      assert.equal(app!.task(id)!.attachments[0]?.fileName, stored);
     }
   });
 

@@ -8,6 +8,7 @@ import { prepare, planNames, type PreparedApi } from '../src/index.js';
 import { REPO } from './support/golden.js';
 import { valueDescription } from '../src/emit/shared/describe.js';
 import { scratchDir } from './support/scratch.js';
+import { inputSchema } from '../src/emit/tools/input-schema.js';
 
 const dir = scratchDir('model');
 let n = 0;
@@ -17,11 +18,19 @@ async function spec(document: Record<string, unknown>): Promise<PreparedApi> {
   return prepare(file);
 }
 
-test('servers: none, variables substituted, relative resolved for a URL spec; for a file spec, and for other schemes, not a base URL', async () => {
+test('servers: none, variables substituted, relative resolved for a URL spec; for a file spec its path kept, other schemes not a base URL', async () => {
   assert.equal((await spec({})).model.serverUrl, undefined);
   assert.equal((await spec({ servers: [{ url: 'https://{region}.example.com/{base}', variables: { region: { default: 'eu' }, base: { default: 'v2' } } }] })).model.serverUrl, 'https://eu.example.com/v2');
-  const relative = (await spec({ servers: [{ url: '/api/v3' }] })).model;
-  assert.deepEqual([relative.serverUrl, relative.unusableServerUrl], [undefined, '/api/v3']);
+  const relative = (await spec({ servers: [{ url: '/api/v3/' }] })).model;
+  assert.deepEqual([relative.serverUrl, relative.serverPath, relative.unusableServerUrl], [undefined, '/api/v3', undefined]);
+  const root = (await spec({ servers: [{ url: '/' }] })).model;
+  assert.deepEqual([root.serverUrl, root.serverPath, root.unusableServerUrl], [undefined, undefined, '/']);
+  const unresolved = (await spec({ servers: [{ url: '/{version}' }] })).model;
+  assert.deepEqual([unresolved.serverPath, unresolved.unusableServerUrl], [undefined, '/{version}']);
+  // Swagger 2.0's basePath without host (tsoa's shape) is the same path.
+  const swagger = join(dir, 'swagger-base-path.json');
+  await writeFile(swagger, JSON.stringify({ swagger: '2.0', info: { title: 'T', version: '1' }, basePath: '/api/v2', paths: {} }));
+  assert.deepEqual([(await prepare(swagger)).model.serverUrl, (await prepare(swagger)).model.serverPath], [undefined, '/api/v2']);
   const script = (await spec({ servers: [{ url: 'javascript:alert(1)' }] })).model;
   assert.deepEqual([script.serverUrl, script.unusableServerUrl], [undefined, 'javascript:alert(1)']);
   const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: '/api/v3' }], paths: {} });
@@ -284,4 +293,21 @@ test('x-ms-paths join the paths (a path told apart by its query; one already in 
   const jobType = [...api.model.types.entries()].find(([, type]) => type.origin.kind === 'component' && type.origin.name === 'Job');
   assert.ok(jobType);
   assert.deepEqual([jobType[1].properties.map((p) => p.jsonName), plan.types.get(jobType[0])?.properties], [['state'], ['JobState']]);
+});
+
+test("a required `apiVersion` whose value the document states (Application Insights' shape) is set by the client as api-version is; an optional one stays an argument", async () => {
+  const versionParameter = (more: Record<string, unknown>): Record<string, unknown> => ({
+    name: 'apiVersion', in: 'query', description: 'Client API version.', 'x-ms-parameter-location': 'method', schema: { type: 'string' },
+    examples: { metrics: { value: '2018-04-20' }, events: { value: '2018-04-20' } }, ...more,
+  });
+  const document = (more: Record<string, unknown>): Record<string, unknown> => ({
+    info: { title: 'Application Insights Data Plane', version: '2018-04-20' },
+    paths: { '/apps/{appId}/metrics/{metricId}': { get: { operationId: 'Metrics_Get', parameters: [{ name: 'appId', in: 'path', required: true, schema: { type: 'string' } }, { name: 'metricId', in: 'path', required: true, schema: { type: 'string' } }, versionParameter(more)], responses: { 200: { description: 'ok' } } } } },
+  });
+  const required = await spec(document({ required: true }));
+  const op = required.model.operations[0]!;
+  assert.deepEqual(op.parameters.find((p) => p.name === 'apiVersion')?.client, { value: '2018-04-20', fixed: true });
+  assert.deepEqual(Object.keys(inputSchema(required.model, planNames(required.model), op).properties ?? {}), ['appId', 'metricId']);
+  const optional = await spec(document({}));
+  assert.equal(optional.model.operations[0]!.parameters.find((p) => p.name === 'apiVersion')?.client, undefined);
 });

@@ -90,6 +90,7 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
   const firstUrl = firstServerUrl(root, spec.source.isUrl ? spec.source.location : undefined);
   // Only an absolute http(s) URL can be the API's base: a relative one would be read as a file path.
   const serverUrl = firstUrl !== undefined && /^https?:\/\/[^/?#]/i.test(firstUrl) ? firstUrl : undefined;
+  const serverPath = firstUrl !== undefined && serverUrl === undefined ? pathOnly(firstUrl) : undefined;
   const icon = iconOf(info, display, warnings);
   for (const warning of authorizationClashes(operations, securitySchemes, display)) warnings.push(warning);
   warnings.push(...schemas.warnings);
@@ -99,7 +100,8 @@ export function buildModel(spec: LoadedSpec): { model: ApiModel; warnings: Diagn
       version: typeof info.version === 'string' ? info.version : String(info.version ?? ''),
       ...(icon !== undefined && { icon }),
       ...(serverUrl !== undefined && { serverUrl }),
-      ...(firstUrl !== undefined && serverUrl === undefined && { unusableServerUrl: firstUrl }),
+      ...(serverPath !== undefined && { serverPath }),
+      ...(firstUrl !== undefined && serverUrl === undefined && serverPath === undefined && { unusableServerUrl: firstUrl }),
       operations,
       types: schemas.types,
       tags: [...tags],
@@ -188,4 +190,14 @@ function firstServerUrl(root: Record<string, unknown>, specUrl: string | undefin
   });
   if (specUrl && !/^[a-z][a-z0-9+.-]*:/i.test(url)) return new URL(url, specUrl).toString();
   return url;
+}
+
+/**
+ * The path a relative server URL names (`/api/v2`, `api/v2`), without a trailing slash; undefined for one with a scheme
+ * or host, with a variable left unresolved, or naming the root alone. (From a URL, the URL was resolved before this.)
+ */
+function pathOnly(url: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:|^\/\/|[{}?#]/i.test(url)) return undefined;
+  const path = new URL(url, 'http://host/').pathname.replace(/\/+$/, '');
+  return path === '' ? undefined : path;
 }

@@ -129,18 +129,27 @@ function buildParameter(
 }
 
 /**
- * Whether the client sets this parameter once: `api-version` when the document says which version it describes (its
+ * Whether the client sets this parameter once: `api-version` (or a required `apiVersion`) when the document says which version it describes (its
  * default or only value, else `info.version` when that reads as one, else the value its examples give most), a
  * parameter marked `x-ms-parameter-location: client`, and an ARM document's `subscriptionId` (the mark is often lost
  * where a converter inlined the shared parameters, and some documents mark it `method`).
  */
 function clientParameter(context: ParameterContext, node: Record<string, unknown>, name: string, location: ParameterLocation, schema: unknown): { client?: ClientParameter } {
-  if (name.toLowerCase() === 'api-version' && (location === 'query' || location === 'header')) {
+  if (isApiVersion(name, node) && (location === 'query' || location === 'header')) {
     const value = documentValue(context, node, schema);
     return value === undefined ? {} : { client: { value, fixed: true } };
   }
   if (node['x-ms-parameter-location'] === 'client' || (context.arm && location === 'path' && name === 'subscriptionId')) return { client: { fixed: false } };
   return {};
+}
+
+/**
+ * `api-version`, or a required parameter named so under another spelling (`apiVersion`, `api_version`: Application
+ * Insights' data-plane document takes `apiVersion`, required, and states its value in every example).
+ */
+function isApiVersion(name: string, node: Record<string, unknown>): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'api-version' || (node.required === true && /^api[-_]?version$/.test(lower));
 }
 
 /** An API version as Azure dates them: `2024-05-01`, `2017-12-01-preview`, `2019-08-01.10.0`. */

@@ -312,8 +312,10 @@ class SchemaProperty implements Property {
 function factsOf(own: Schema, target: unknown): SchemaFacts {
   const resolved = isObject(target) ? target : {};
   const parts = Array.isArray(resolved.allOf) ? resolved.allOf.filter((part): part is Schema => isUntypedPart(part)) : NO_PARTS;
+  // Undefined is "not said here"; null is a value (`default: null`).
   const first = (read: (node: Schema) => unknown): unknown => {
-    const found = read(own) ?? read(resolved);
+    let found = read(own);
+    if (found === undefined) found = read(resolved);
     if (found !== undefined) return found;
     for (const part of parts) {
       const value = read(part);
@@ -322,7 +324,7 @@ function factsOf(own: Schema, target: unknown): SchemaFacts {
     return undefined;
   };
   const description = (first((n) => text(n.description)) ?? first((n) => text(n.title))) as string | undefined;
-  const defaultValue = first((n) => n.default ?? undefined);
+  const defaultValue = first((n) => n.default);
   const valueDescriptions = first((n) => msEnumDescriptions(n['x-ms-enum'])) as SchemaFacts['valueDescriptions'];
   if (description === undefined && defaultValue === undefined && valueDescriptions === undefined) return NO_FACTS;
   // Built field by field: this runs once per property of every schema, and spreads allocate.

@@ -248,7 +248,12 @@ export interface ApiModel {
   readonly icon?: ServerIcon;
   /** The first server URL with variables substituted, when it is an absolute http(s) URL. */
   readonly serverUrl?: string;
-  /** The first server URL when it is not one (`/api/v2` in a file spec, `javascript:…`): the server needs its setting. */
+  /**
+   * The path of the first server when the document names it by a path alone (`/api/v2`, tsoa's and Swagger 2.0's
+   * `basePath` without `host`) and was read from a file: the origin comes from the setting, the path from here.
+   */
+  readonly serverPath?: string;
+  /** The first server URL when it is neither (`{scheme}://…` without defaults, `javascript:…`): the server needs its setting. */
   readonly unusableServerUrl?: string;
   readonly operations: readonly Operation[];
   /** Object types in the order they were first met: components first, then inline schemas. */

@@ -53,8 +53,12 @@ function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, sou
   w.line().line(`namespace ${namespace};`).line();
   w.doc('summary', `${model.title}: one extension method of HttpClient per operation. The HttpClient's BaseAddress is the API's base URL.`);
   w.open(`public static partial class ${FIXED_NAMES.clientClass}`);
-  w.doc('summary', model.serverUrl ? 'The first server URL of the OpenAPI document.' : 'The OpenAPI document names no server: configure the base URL.');
+  w.doc('summary', model.serverUrl ? 'The first server URL of the OpenAPI document.' : model.serverPath ? 'The OpenAPI document names its server by a path alone: configure the API\'s origin (see ServerPath).' : 'The OpenAPI document names no server: configure the base URL.');
   w.line(`public const string DefaultBaseUrl = ${stringLiteral(model.serverUrl ?? '')};`);
+  if (model.serverPath !== undefined) {
+    w.doc('summary', 'The path of the document\'s server, which names no host: a base URL given as an origin alone (no path of its own) gets it.');
+    w.line(`public const string ServerPath = ${stringLiteral(model.serverPath)};`);
+  }
   for (const op of model.operations) emitOperation(w, op, plan);
   w.close();
   emitClientParameters(w, plan);

@@ -7,6 +7,7 @@ import { planClientParameters } from '../../names/plan.js';
 import { serverKey } from './host.js';
 import { telemetryRows } from './telemetry.js';
 import type { GeneratedFile } from '../shared/file.js';
+import { baseUrlMeaning } from '../shared/base-url.js';
 
 /** MCP clients whose configuration `init --client` writes. */
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
@@ -21,9 +22,9 @@ export const HTTP_DEFAULT_URL = 'http://localhost:5000';
  * Placeholders for every setting the server cannot start or call without, so that a user sees what to fill in:
  * the base URL when the spec names no absolute one, and every credential variable.
  */
-export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>, location?: Pick<ServerLocation, 'azureCredential'>): Record<string, string> {
+export function settingPlaceholders(serverName: string, model: Pick<ApiModel, 'serverUrl' | 'serverPath' | 'securitySchemes' | 'operations'>, location?: Pick<ServerLocation, 'azureCredential'>): Record<string, string> {
   const env: Record<string, string> = {};
-  if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = '<base-url-of-the-api>';
+  if (model.serverUrl === undefined) env[environmentVariables(serverName).baseUrl] = model.serverPath === undefined ? '<base-url-of-the-api>' : '<origin-of-the-api>';
   // The parameters each call needs that the client sets once, unless the document gives their value (api-version).
   for (const client of planClientParameters(model.operations).values()) {
     if (!client.client.fixed) env[clientParameterVariable(serverName, client.setting)] = `<${client.setting.toLowerCase().replace(/_/g, '-')}>`;
@@ -70,7 +71,7 @@ export function launchCommand(location: ServerLocation): { command: string; args
     : { command: 'dotnet', args: ['run', '--project', projectDirectory] };
 }
 
-function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): Entry {
+function entry(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'serverPath' | 'securitySchemes' | 'operations'>): Entry {
   if (location.http) {
     const header = location.http.forwardAuth;
     return { type: 'http', url: `${HTTP_DEFAULT_URL}/mcp`, ...(header !== undefined && { headers: { [header]: `<your-api-credential>` } }) };
@@ -80,7 +81,7 @@ function entry(serverName: string, location: ServerLocation, model: Pick<ApiMode
 }
 
 /** `mcp.json`: the entry of SPEC 2.4/4.6 (`mcpServers`), with placeholders for the settings the API needs. */
-export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): string {
+export function emitMcpConfig(serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'serverPath' | 'securitySchemes' | 'operations'>): string {
   return JSON.stringify({ mcpServers: { [serverKey(serverName)]: entry(serverName, location, model) } }, null, 2) + '\n';
 }
 
@@ -93,7 +94,7 @@ export const CLIENT_CONFIG_FILES: Record<McpClient, string> = {
 };
 
 /** The file an MCP client reads, in that client's own format, relative to the project directory. */
-export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'securitySchemes' | 'operations'>): GeneratedFile {
+export function emitClientConfig(client: McpClient, serverName: string, location: ServerLocation, model: Pick<ApiModel, 'serverUrl' | 'serverPath' | 'securitySchemes' | 'operations'>): GeneratedFile {
   const key = serverKey(serverName);
   const value = entry(serverName, location, model);
   // VS Code keeps its servers under `servers`, with the transport named; the others use SPEC 2.4's `mcpServers`.
@@ -115,7 +116,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
   const code = more.code === true;
   const env = environmentVariables(serverName);
   const rows = [
-    [env.baseUrl, model.serverUrl ? `\`${model.serverUrl}\`` : '(none: required)', 'base URL of the API'],
+    [env.baseUrl, model.serverUrl ? `\`${model.serverUrl}\`` : '(none: required)', baseUrlMeaning(model)],
     ...[...planClientParameters(model.operations).values()].map((client) => [
       clientParameterVariable(serverName, client.setting),
       client.client.fixed && client.client.value !== undefined ? `\`${client.client.value}\` (the document's)` : '(none)',

@@ -80,6 +80,13 @@ function readCore(w: CSharpWriter, options: HostOptions): void {
   w.line(`    Console.Error.WriteLine(string.IsNullOrWhiteSpace(baseUrl) ? ${stringLiteral(`error: no base URL for the API: set ${env.baseUrl}`)} : $${stringLiteral(`error: the base URL "{baseUrl}" is not an absolute http(s) URL: set ${env.baseUrl}`)});`);
   w.line('    return null;');
   w.line('}');
+  if (options.serverPath !== undefined) {
+    w.line('// The document names its server by a path alone (ServerPath): a base URL with no path of its own gets it.');
+    w.line('if (baseAddress.AbsolutePath == "/")');
+    w.line('{');
+    w.line(`    baseAddress = new UriBuilder(baseAddress) { Path = Client.${FIXED_NAMES.clientClass}.ServerPath + "/" }.Uri;`);
+    w.line('}');
+  }
   w.line(`if (!TryReadNumber(${stringLiteral(env.timeout)}, 30, 1, 3600, out var timeoutSeconds)`);
   w.line(`    || !TryReadNumber(${stringLiteral(env.maxResultLength)}, ${FIXED_NAMES.tools}.MaxResultLength, 1000, 50_000_000, out var maxResultLength))`);
   w.line('{');

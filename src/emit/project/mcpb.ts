@@ -13,6 +13,7 @@ import { toolDescription, trimDescription } from '../shared/describe.js';
 import { discoveryTools } from '../discovery/discovery.js';
 import { codeTools } from '../code/code.js';
 import type { ToolMode } from '../shared/host-options.js';
+import { baseUrlMeaning } from '../shared/base-url.js';
 
 export const MCPB_MANIFEST_VERSION = '0.3';
 export const MCPB_MANIFEST = 'manifest.json';
@@ -132,7 +133,7 @@ function userSettings(input: ManifestInput): UserSetting[] {
     key: key(names.baseUrl), variable: names.baseUrl,
     option: {
       type: 'string', title: 'API base URL',
-      description: serverUrl === undefined ? 'Base URL of the API (http or https)' : `Base URL of the API (http or https); the spec's is ${serverUrl}`,
+      description: serverUrl === undefined ? baseUrlMeaning(input.model).replace(/^./, (c) => c.toUpperCase()) : `Base URL of the API (http or https); the spec's is ${serverUrl}`,
       required: serverUrl === undefined,
       ...(serverUrl !== undefined && { default: serverUrl }),
     },

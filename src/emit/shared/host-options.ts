@@ -27,6 +27,8 @@ export interface HostOptions {
   readonly serverVersion: string;
   /** The spec's logo, for `serverInfo.icons` and server.json. */
   readonly icon?: ServerIcon;
+  /** The document names its server by this path alone: the host adds it to a base URL that has no path. */
+  readonly serverPath?: string;
   /** Schemes whose credentials the host reads from configuration and sends. */
   readonly securitySchemes: readonly SecurityScheme[];
   /** Parameters the client sets once (`api-version`, an ARM `subscriptionId`), which the host reads from its settings. */

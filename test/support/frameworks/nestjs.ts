@@ -155,14 +155,11 @@ export function connectTasks(work: string, app: NestServer, tokenVariable: strin
   ]);
 }
 
-/** A multipart upload made directly to the app, the part's name written `filename="…"` (UTF-8, quotes escaped) and `filename*=UTF-8''…`. */
+/** A multipart upload made directly to the app as browsers send it (Node's FormData is the WHATWG one): the file name in UTF-8, a quote as %22. */
 export async function uploadDirectly(app: NestServer, path: string, fileName: string): Promise<void> {
-  const head = `--b\r\nContent-Disposition: form-data; name="file"; filename="${fileName.replace(/["\\]/g, '\\$&')}"; filename*=UTF-8''${encodeURIComponent(fileName)}\r\nContent-Type: text/plain\r\n\r\n`;
-  const response = await fetch(`${app.origin}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'multipart/form-data; boundary=b' },
-    body: Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from('direct\r\n--b--\r\n')]),
-  });
+  const form = new FormData();
+  form.set('file', new File([Buffer.from('direct')], fileName, { type: 'text/plain' }));
+  const response = await fetch(`${app.origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${app.token}` }, body: form });
   assert.ok(response.ok, await response.text());
 }
 

@@ -92,7 +92,8 @@ public static class ApiErrorMessages
     {
         if (element.ValueKind == JsonValueKind.String)
         {
-            return NonEmpty(element.GetString());
+            var text = NonEmpty(element.GetString());
+            return text is not null && Embedded(text) is { } read ? read : text;
         }
         if (element.ValueKind == JsonValueKind.Array)
         {
@@ -124,6 +125,35 @@ public static class ApiErrorMessages
             }
         }
         return title;
+    }
+
+    /// <summary>
+    /// A message that is itself JSON: zod's ZodError carries its issues as the JSON text of their list, which Hono's
+    /// validator (and other zod users) answer with. Read as the body it would have been: a list of reasons gives each as
+    /// <c>field: why</c>. Null when the text is not JSON or says nothing readable.
+    /// </summary>
+    private static string? Embedded(string text)
+    {
+        if (text[0] is not ('[' or '{'))
+        {
+            return null;
+        }
+        try
+        {
+            using var document = JsonDocument.Parse(text);
+            var root = document.RootElement;
+            if (root.ValueKind != JsonValueKind.Array)
+            {
+                return WithReasons(Limit(FromJson(root)), root);
+            }
+            var reasons = new List<(string Text, string Shown)>();
+            Listed(root, reasons, 1);
+            return reasons.Count == 0 ? null : string.Join("; ", reasons.Select(reason => reason.Shown).Distinct().Take(MaxReasons));
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
     }
 
     /// <summary>Most reasons a message lists, and the longest message with its reasons.</summary>

@@ -75,24 +75,14 @@ public sealed partial class ApiRequest
     }
 
     /// <summary>
-    /// A part's Content-Disposition (RFC 7578): the name and file name as quoted strings, as they are (UTF-8), and a file
-    /// name outside ASCII also as <c>filename*</c> (RFC 5987), which servers that read the other as Latin-1 prefer.
+    /// A part's Content-Disposition as browsers write it (RFC 7578, and HTML's multipart/form-data encoding): the name
+    /// and file name as quoted strings of UTF-8, a double quote, CR and LF in them percent-encoded. No <c>filename*</c>:
+    /// RFC 7578 rules it out, and the fetch API's parser (Node's, and the servers built on it) refuses a body with it.
     /// </summary>
-    private static string Disposition(string name, string? fileName)
-    {
-        var disposition = "form-data; name=" + Quoted(name);
-        if (fileName is not null)
-        {
-            disposition += "; filename=" + Quoted(fileName);
-            if (!Ascii.IsValid(fileName))
-            {
-                disposition += "; filename*=UTF-8''" + Uri.EscapeDataString(fileName.Replace("\r", string.Empty).Replace("\n", string.Empty));
-            }
-        }
-        return disposition;
-    }
+    private static string Disposition(string name, string? fileName) =>
+        "form-data; name=" + Quoted(name) + (fileName is null ? string.Empty : "; filename=" + Quoted(fileName));
 
-    private static string Quoted(string text) => "\"" + text.Replace("\\", "\\\\").Replace("\"", "\\\"").Replace("\r", string.Empty).Replace("\n", string.Empty) + "\"";
+    private static string Quoted(string text) => "\"" + text.Replace("\"", "%22").Replace("\r", "%0D").Replace("\n", "%0A") + "\"";
 
     private static HttpContent Part(object? value)
     {
