@@ -111,11 +111,36 @@ describe('code mode under load: admission, queue, shares and live memory', () =>
     }
     const answers = (await Promise.all(spinning)).map((answer) => answer.text);
     const ended = answers.filter(timedOut).length;
-    const stopped = answers.filter((text) => text.startsWith('Error: busy: the script ran longer than 0.25 s (SCRIPT_SHORT_SECONDS) while other scripts waited')).length;
+    // Stopped running, or stopped still waiting for its interpreter (its slot's time counts from its admission).
+    const stopped = answers.filter((text) => /^Error: busy: (the script ran longer than|no script interpreter came free within) 0\.25 s \(SCRIPT_SHORT_SECONDS\) while other scripts waited/.test(text)).length;
     // The lane for long scripts holds two to their time limit; a spinner on a running slot was stopped for the quick one.
     assert.equal(ended + stopped, 4, answers.join('\n'));
     assert.ok(stopped >= 1 && ended >= 2, answers.join('\n'));
     assert.ok(most <= 2 * 2 + 2, `${most} interpreters alive`);
+  });
+
+  test("a script still waiting for its interpreter holds its slot as a running one does: a later caller's quick script takes the slot and the first interpreter ready; the waiting one answers busy, not started", async () => {
+    // One running slot and one long one; each script's slot counts as long after 0.05 s. An interpreter takes well
+    // over that to start (a runtime and an engine warming up), so the third spinner is still waiting for one when the
+    // quick script comes.
+    const s = await restart({ SCRIPT_MAX_RUNNING: '1', SCRIPT_SHORT_SECONDS: '0.05', SCRIPT_TIMEOUT_SECONDS: '6', SCRIPT_MAX_STATEMENTS: '2000000000' });
+    const [first, second, third, quick] = await Promise.all(['127.0.0.11', '127.0.0.12', '127.0.0.13', '127.0.0.14'].map((address) => s.connect(address)));
+    await sleep(3000);
+    // The first spins on a ready interpreter and moves to the long lane when the second comes; the second spins on the
+    // other ready one and is stopped when the third comes (the long lane is full); the third waits for an interpreter.
+    const answers = [runFrom(first!, SPIN)];
+    await sleep(150);
+    answers.push(runFrom(second!, SPIN));
+    await sleep(150);
+    answers.push(runFrom(third!, SPIN));
+    await sleep(100);
+    const answer = await runFrom(quick!, 'return 6 * 7;');
+    assert.equal(resultOf(answer), 42, answer.text);
+    const [spun, stoppedRunning, stoppedWaiting] = (await Promise.all(answers)).map((a) => a.text);
+    assert.match(spun!, /time limit of 6 s/);
+    assert.match(stoppedRunning!, /^Error: busy: the script ran longer than 0\.05 s/);
+    assert.match(stoppedWaiting!, /^Error: busy: no script interpreter came free within 0\.05 s \(SCRIPT_SHORT_SECONDS\) while other scripts waited, and the slots for long-running scripts were taken; the script did not start/);
+    await Promise.all([first, second, third, quick].map((c) => c!.close()));
   });
 
   test('the memory limit bounds live memory: allocating and dropping 300 × 1 MB, and parsing a 95 KB JSON text 2,000 times, succeed; keeping 200 MB alive fails, with or without API calls between; the next script runs', async () => {

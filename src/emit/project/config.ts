@@ -159,7 +159,7 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       [env.scriptQueueLength, `${SCRIPT_ADMISSION.queuePerRunning} × ${env.scriptMaxRunning}`, 'scripts waiting for a running slot; a script that finds the queue full is refused at once with `Error: busy: …`'],
       [env.scriptQueueWait, String(SCRIPT_ADMISSION.queueWaitSeconds), 'longest wait in the queue, in seconds; a script still waiting then is refused with `Error: busy: …` (its time limit counts from its start, not from its call)'],
       [env.scriptMaxRunningPerCaller, `half of ${env.scriptMaxRunning} (at least 1)`, `HTTP: scripts one caller (token subject, else client address) may run at once${location?.http ? ` (with \`${env.redis}\`, on all the replicas together)` : ''}; each caller may also hold at most half the queue`],
-      [env.scriptShortSeconds, String(SCRIPT_ADMISSION.shortSeconds), `while scripts wait, one that has run longer than this moves to a lane of as many slots for long-running scripts (one caller's share of them as above), freeing its slot; where that lane is full it is stopped, answering busy: long scripts cannot crowd out short ones`],
+      [env.scriptShortSeconds, String(SCRIPT_ADMISSION.shortSeconds), `while scripts wait, one that has held its slot longer than this (waiting for its interpreter included) moves to a lane of as many slots for long-running scripts (one caller's share of them as above), freeing its slot; where that lane is full it is stopped (one still waiting for its interpreter first), answering busy: long scripts cannot crowd out short ones`],
     );
   }
   if (location?.http?.oauth) {

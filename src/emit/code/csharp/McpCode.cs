@@ -98,21 +98,10 @@ __RUN_TOOL__
             return McpToolSupport.ErrorResult($"Error: {refusal}");
         }
         using var _ = slot;
-        McpScriptProcess script;
-        try
-        {
-            script = await McpScriptProcess.TakeAsync(limits, cancellationToken).ConfigureAwait(false);
-        }
-        catch (McpScriptStartException exception)
-        {
-            return Failed(exception.Message);
-        }
-        // The time limit counts from here: waiting for a slot and an interpreter is not the script's time.
-        var waitedMs = waited.ElapsedMilliseconds;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
-        // Admission may stop it, should it run long while others wait and the long-running slots are taken.
-        slot.Start(() =>
+        // Admission may stop it, waiting for its interpreter or running, should it hold its slot long while others
+        // wait and the long-running slots are taken.
+        slot.OnStop(() =>
         {
             try
             {
@@ -123,6 +112,23 @@ __RUN_TOOL__
                 // It had ended already.
             }
         });
+        McpScriptProcess script;
+        try
+        {
+            script = await McpScriptProcess.TakeAsync(limits, () => slot.WaitsLong, stop.Token).ConfigureAwait(false);
+        }
+        catch (McpScriptStartException exception)
+        {
+            return Failed(exception.Message);
+        }
+        catch (OperationCanceledException) when (slot.Stopped && !cancellationToken.IsCancellationRequested)
+        {
+            return McpToolSupport.ErrorResult($"Error: {McpScriptAdmission.StoppedReason(McpScriptAdmission.Limits, running: false)}");
+        }
+        // The time limit counts from here: waiting for a slot and an interpreter is not the script's time.
+        var waitedMs = waited.ElapsedMilliseconds;
+        stop.CancelAfter(TimeSpan.FromSeconds(limits.TimeoutSeconds));
+        slot.Start();
         // Once it has run long, its process runs at the lowest priority: interpreters starting and short scripts come first.
         using var demote = new Timer(_ => script.Demote(), null, TimeSpan.FromSeconds(McpScriptAdmission.Limits.ShortSeconds), Timeout.InfiniteTimeSpan);
         var finished = false;
@@ -178,7 +184,7 @@ __RUN_TOOL__
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
             return slot.Stopped
-                ? McpToolSupport.ErrorResult($"Error: {McpScriptAdmission.StoppedReason(McpScriptAdmission.Limits)}")
+                ? McpToolSupport.ErrorResult($"Error: {McpScriptAdmission.StoppedReason(McpScriptAdmission.Limits, slot.Running)}")
                 : Failed($"it ran longer than the time limit of {limits.TimeoutSeconds:0.###} s (SCRIPT_TIMEOUT_SECONDS)");
         }
         finally

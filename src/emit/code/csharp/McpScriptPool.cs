@@ -24,12 +24,13 @@ internal sealed partial class McpScriptProcess
 
     /// <summary>
     /// A script waiting for an interpreter (none was idle), with the number of the last interpreter started before
-    /// it came: one of those that fails to start is replaced for it; one started for it that fails, fails it.
+    /// it came: one of those that fails to start is replaced for it; one started for it that fails, fails it. Whether it
+    /// waits in admission's long lane is asked when an interpreter comes ready.
     /// </summary>
-    private readonly record struct Taker(TaskCompletionSource<McpScriptProcess> Answer, long Since);
+    private readonly record struct Taker(TaskCompletionSource<McpScriptProcess> Answer, long Since, Func<bool> WaitsLong);
 
-    /// <summary>Scripts waiting for an interpreter, first come first served.</summary>
-    private static readonly Queue<Taker> Takers = new();
+    /// <summary>Scripts waiting for an interpreter, first come first served within each lane (the first lane before the long one).</summary>
+    private static readonly List<Taker> Takers = new();
 
     private static McpScriptLimits _limits = new();
     private static int _alive;
@@ -38,6 +39,12 @@ internal sealed partial class McpScriptProcess
 
     /// <summary>Most interpreters kept ready beyond the running scripts' own (and so started when the server starts).</summary>
     public const int Spare = 2;
+
+    /// <summary>
+    /// Most interpreters starting at once: one per core (at least 2). Each start is a runtime and an engine warming up;
+    /// more at once only slow each other, and the first script waiting for one waits the longer.
+    /// </summary>
+    private static int MaxStarting => Math.Max(2, Environment.ProcessorCount);
 
     /// <summary>Most interpreters alive at once: one per running script (in either lane) and the spare ones.</summary>
     private static int Cap => McpScriptAdmission.Limits.MaxRunning + McpScriptAdmission.Limits.MaxLong + Spare;
@@ -63,7 +70,7 @@ internal sealed partial class McpScriptProcess
     /// (started now if none is starting for this script). Only admitted scripts take one
     /// (<see cref="McpScriptAdmission"/>), so the pool never holds more than their number and the spare ones.
     /// </summary>
-    public static async Task<McpScriptProcess> TakeAsync(McpScriptLimits limits, CancellationToken cancellationToken)
+    public static async Task<McpScriptProcess> TakeAsync(McpScriptLimits limits, Func<bool> waitsLong, CancellationToken cancellationToken)
     {
         TaskCompletionSource<McpScriptProcess> taker;
         lock (Pool)
@@ -79,8 +86,8 @@ internal sealed partial class McpScriptProcess
                 idle.Discard();
             }
             taker = new TaskCompletionSource<McpScriptProcess>(TaskCreationOptions.RunContinuationsAsynchronously);
-            Takers.Enqueue(new Taker(taker, _started));
-            if (_starting < Waiting && _alive < Cap)
+            Takers.Add(new Taker(taker, _started, waitsLong));
+            if (_starting < Waiting && _alive < Cap && _starting < MaxStarting)
             {
                 Start();
             }
@@ -129,12 +136,18 @@ internal sealed partial class McpScriptProcess
             process.Discard(refill: false);
             return;
         }
-        while (Takers.TryDequeue(out var taker))
+        Takers.RemoveAll(t => t.Answer.Task.IsCompleted);
+        // A script in the first lane before one that has already held its slot long (admission moved it to the long lane).
+        var index = Takers.FindIndex(t => !t.WaitsLong());
+        for (var at = index >= 0 ? index : 0; at < Takers.Count;)
         {
+            var taker = Takers[at];
+            Takers.RemoveAt(at);
             if (taker.Answer.TrySetResult(process))
             {
                 return;
             }
+            at = 0;
         }
         if (Idle.Count < Spare)
         {
@@ -145,13 +158,13 @@ internal sealed partial class McpScriptProcess
     }
 
     /// <summary>
-    /// Starts interpreters (within the cap) until <paramref name="ready"/> are ready or starting beyond the scripts
+    /// Starts interpreters (within the caps) until <paramref name="ready"/> are ready or starting beyond the scripts
     /// waiting for one: one after a script took an interpreter (those whose scripts end well come back), the spare
-    /// ones when the server starts.
+    /// ones when the server starts, and those the cap on starting held back once a start ends.
     /// </summary>
     private static void Fill(int ready = 1)
     {
-        while (!_ended && _alive < Cap && Idle.Count + _starting - Waiting < ready)
+        while (!_ended && _alive < Cap && _starting < MaxStarting && Idle.Count + _starting - Waiting < ready)
         {
             Start();
         }
@@ -186,6 +199,7 @@ internal sealed partial class McpScriptProcess
                 if (failure is null && process is not null)
                 {
                     Hand(process);
+                    Fill();
                     return;
                 }
                 if (process is null)
@@ -208,23 +222,21 @@ internal sealed partial class McpScriptProcess
     /// </summary>
     private static void Failed(long number, string? failure)
     {
-        while (Takers.TryPeek(out var taker) && taker.Answer.Task.IsCompleted)
-        {
-            Takers.Dequeue();
-        }
-        if (!Takers.TryPeek(out var first))
+        Takers.RemoveAll(t => t.Answer.Task.IsCompleted);
+        if (Takers.Count == 0)
         {
             return;
         }
+        var first = Takers[0];
         if (number <= first.Since && !_ended)
         {
-            if (_starting < Waiting && _alive < Cap)
+            if (_starting < Waiting && _alive < Cap && _starting < MaxStarting)
             {
                 Start();
             }
             return;
         }
-        Takers.Dequeue();
+        Takers.RemoveAt(0);
         first.Answer.TrySetException(new McpScriptStartException($"the script interpreter did not start: {failure}"));
     }
 }

@@ -19,10 +19,14 @@ namespace Petstore;
 /// callers under their share, for at most <see cref="McpScriptAdmissionLimits.QueueWaitSeconds"/>. A script that finds
 /// the queue (or its caller's half of it) full, or waits longer, is refused at once with a "busy" message.
 /// <para>
-/// Long scripts cannot crowd out short ones: while scripts wait, one that has run longer than
+/// Long scripts cannot crowd out short ones: while scripts wait, one that has held its slot longer than
 /// <see cref="McpScriptAdmissionLimits.ShortSeconds"/> moves to a lane of its own for long-running scripts (as many
 /// slots as the running ones, one caller's share of them as of those), which frees its slot for the next script; where
-/// that lane (or its caller's share of it) is full, it is stopped and answers "busy". (A script that has run that long
+/// that lane (or its caller's share of it) is full, it is stopped and answers "busy". A slot's time counts from its
+/// admission, waiting for an interpreter included: a script that waits for one (they start slowly on a busy machine)
+/// holds a slot as a running one does. Where some must be stopped, those still waiting for an interpreter go first
+/// (they lose no work), and an interpreter that comes ready goes to a script in the first lane before one in the long
+/// lane (<see cref="Slot.WaitsLong"/>). (A script that has run that long
 /// also runs at the lowest priority from then on, whether or not others wait: see <see cref="McpCode"/>.) Four callers spinning in loops
 /// on a two-core server so hold two long slots until their time limit ends them, two more are stopped, and a fifth
 /// caller's quick script runs at once. At most twice the running slots are ever taken, so the interpreters alive stay
@@ -44,7 +48,7 @@ internal static class McpScriptAdmission
     private static readonly object Gate = new();
     private static readonly LinkedList<Waiter> Queue = new();
     private static readonly Dictionary<string, Share> Callers = new();
-    private static readonly List<Slot> Started = new();
+    private static readonly List<Slot> Admitted = new();
     private static int _running;
     private static int _long;
     private static Timer? _watch;
@@ -166,8 +170,8 @@ internal static class McpScriptAdmission
     }
 
     /// <summary>
-    /// While scripts wait that a slot would let in: each script that has run longer than the short time moves to the
-    /// long lane, or is stopped where that lane (or its caller's share of it) is full; then the waiters get the slots.
+    /// While scripts wait that a slot would let in: each script that has held its slot longer than the short time moves
+    /// to the long lane, or is stopped where that lane (or its caller's share of it) is full; then the waiters get the slots.
     /// </summary>
     private static void Rebalance()
     {
@@ -183,26 +187,37 @@ internal static class McpScriptAdmission
             }
             var wanted = Queue.Count(w => w.Share.Running < PerCallerRunning(limits));
             var now = Environment.TickCount64;
-            foreach (var slot in Started.Where(s => !s.Long && !s.Stopped && now - s.StartedAt >= limits.ShortSeconds * 1000).OrderBy(s => s.StartedAt).ToList())
+            // Those that have held their slot long: the running ones first to the long lane (then those still waiting
+            // for an interpreter), and where the long lane is full, those still waiting are stopped first.
+            var held = Admitted.Where(s => !s.Long && !s.Stopped && now - s.AdmittedAt >= limits.ShortSeconds * 1000)
+                .OrderBy(s => s.Running ? 0 : 1).ThenBy(s => s.AdmittedAt).ToList();
+            foreach (var slot in held.ToList())
+            {
+                if (wanted == 0 || _long >= limits.MaxLong)
+                {
+                    break;
+                }
+                if (slot.Share.Long >= PerCallerRunning(limits))
+                {
+                    continue;
+                }
+                slot.Long = true;
+                _running--;
+                slot.Share.Running--;
+                _long++;
+                slot.Share.Long++;
+                held.Remove(slot);
+                wanted--;
+            }
+            foreach (var slot in held.OrderBy(s => s.Running ? 1 : 0).ThenBy(s => s.AdmittedAt))
             {
                 if (wanted == 0)
                 {
                     break;
                 }
-                if (_long < limits.MaxLong && slot.Share.Long < PerCallerRunning(limits))
-                {
-                    slot.Long = true;
-                    _running--;
-                    slot.Share.Running--;
-                    _long++;
-                    slot.Share.Long++;
-                }
-                else
-                {
-                    // Its slot comes free when its call ends (stopped, it ends at once).
-                    slot.Stopped = true;
-                    stop.Add(slot);
-                }
+                // Its slot comes free when its call ends (stopped, it ends at once).
+                slot.Stopped = true;
+                stop.Add(slot);
                 wanted--;
             }
             AdmitWaiters(limits);
@@ -218,7 +233,7 @@ internal static class McpScriptAdmission
     {
         lock (Gate)
         {
-            Started.Remove(slot);
+            Admitted.Remove(slot);
             if (slot.Long)
             {
                 _long--;
@@ -253,7 +268,9 @@ internal static class McpScriptAdmission
     {
         _running++;
         share.Running++;
-        return new Slot(caller, share);
+        var slot = new Slot(caller, share);
+        Admitted.Add(slot);
+        return slot;
     }
 
     private static Share ShareOf(string caller)
@@ -298,30 +315,59 @@ internal static class McpScriptAdmission
         {
             Caller = caller;
             Share = share;
+            AdmittedAt = Environment.TickCount64;
         }
 
         internal string Caller { get; }
         internal Share Share { get; }
-        internal long StartedAt { get; private set; }
+        internal long AdmittedAt { get; }
         internal Action? Stop { get; private set; }
+
+        /// <summary>The script has its interpreter and runs.</summary>
+        internal bool Running { get; private set; }
 
         /// <summary>Its place in its caller's share across the deployment, given back with the slot.</summary>
         internal IDisposable? Deployment { get; set; }
 
+        private volatile bool _inLongLane;
+
         /// <summary>In the lane of long-running scripts.</summary>
-        internal bool Long { get; set; }
+        internal bool Long
+        {
+            get => _inLongLane;
+            set => _inLongLane = value;
+        }
+
+        /// <summary>
+        /// Whether it waits in the long lane: an interpreter that comes ready goes to the first lane first. (Read by the
+        /// pool under its own lock, so without the admission's.)
+        /// </summary>
+        public bool WaitsLong => _inLongLane;
 
         /// <summary>True when the script was stopped to let another run: it had run long, and the long lane was full.</summary>
         public bool Stopped { get; internal set; }
 
-        /// <summary>The script starts now (it has its interpreter): <paramref name="stop"/> ends it, should it be stopped.</summary>
-        public void Start(Action stop)
+        /// <summary>From admission: <paramref name="stop"/> ends the script (or its wait for an interpreter), should it be stopped.</summary>
+        public void OnStop(Action stop)
+        {
+            bool stopped;
+            lock (Gate)
+            {
+                Stop = stop;
+                stopped = Stopped;
+            }
+            if (stopped)
+            {
+                stop();
+            }
+        }
+
+        /// <summary>The script starts now: it has its interpreter.</summary>
+        public void Start()
         {
             lock (Gate)
             {
-                StartedAt = Environment.TickCount64;
-                Stop = stop;
-                Started.Add(this);
+                Running = true;
             }
         }
 
@@ -335,8 +381,12 @@ internal static class McpScriptAdmission
         }
     }
 
-    /// <summary>Why a stopped script was stopped, its answer.</summary>
-    public static string StoppedReason(McpScriptAdmissionLimits limits) =>
+    /// <summary>Why a stopped script was stopped, its answer: it had run long, or waited long for an interpreter.</summary>
+    public static string StoppedReason(McpScriptAdmissionLimits limits, bool running) => running
+        ? StoppedRunning(limits)
+        : $"busy: no script interpreter came free within {limits.ShortSeconds:0.###} s (SCRIPT_SHORT_SECONDS) while other scripts waited, and the slots for long-running scripts were taken; the script did not start. Try again in a few seconds";
+
+    private static string StoppedRunning(McpScriptAdmissionLimits limits) =>
         $"busy: the script ran longer than {limits.ShortSeconds:0.###} s (SCRIPT_SHORT_SECONDS) while other scripts waited, and the slots for long-running scripts were taken ({limits.MaxLong} in all, or its caller's share of them); it was stopped so that they could run. Try again in a few seconds, or split the work into shorter scripts";
 }
 
