@@ -12,6 +12,7 @@ import type { Area } from './area.js';
 import { specOf, type BenchContext, type Spec } from './context.js';
 import { firstErrorLine, mb, median, range, ratio, rotate, seconds, timeNode } from './lib.js';
 import { dotnetBuild } from './projects.js';
+import { EDIT_GOAL_SECONDS, editLoop, type EditLoop } from './edit-loop.js';
 import { straddles, verdict, type Row } from './results.js';
 import { startServer, stopServer } from './servers.js';
 
@@ -43,6 +44,8 @@ interface Pipeline {
   readonly initBuild: number[];
   /** init + build + start of each run that got through all three. */
   readonly total: number[];
+  /** Debug: the edit loop after each clean build. */
+  readonly edits: EditLoop[];
   tools: number;
   /** The step that failed and why: no more runs after it. */
   failure?: { readonly step: Step; readonly reason: string };
@@ -62,6 +65,7 @@ interface Run {
   sizes?: Sizes;
   build?: { seconds: number; peakKb: number };
   start?: { seconds: number; rssKb: number; tools: number };
+  edits?: EditLoop;
   failure?: { step: Step; reason: string };
 }
 
@@ -75,6 +79,7 @@ export const serving: Area = {
     `Spec to serving: one run of a spec in a configuration is \`init\` (server name Bench, --framework ${frameworks}) into a new folder, a fresh \`node\` process timed as in generation (wall time, peak RSS); then ` +
     '`dotnet build` (Debug) or `dotnet build -c Release` of that folder from clean, restore included (a fresh project has no obj/; the NuGet packages are already in the global cache after the warm-up, so nothing is downloaded), ' +
     'with `-p:UseSharedCompilation=false` so that the compiler runs in the build\'s own process tree, cold as on a first build, rather than in a shared VBCSCompiler; its peak memory is GNU time\'s %M over that tree (ru_maxrss of the largest single process the build waited for: in practice the compiler); ' +
+    'in Debug, then the edit loop (scripts/bench/edit-loop.ts): `dotnet build` as a user runs it (the shared compiler server, started by one unmeasured edit build first) after a one-line edit of Program.cs, after a small file of the user\'s own is added, and with nothing changed; ' +
     'then the start, from spawn to the first tools/list answer through the MCP SDK client over stdio (initialize included): Debug as `dotnet run --no-build --project DIR` (the mcp.json form without the restore and build checks, the build having just been done), Release as `dotnet bin/Release/<tfm>/Bench.dll`. ' +
     `The total is init + build + start of the same run. petstore and GitHub: ${options.buildRuns} rounds, their four runs interleaved in an order that rotates every round, median; MS Graph one run per configuration (in the first round: a Release build takes tens of seconds and GBs). ` +
     'The init row pools the runs of both configurations (the same command). One unmeasured warm-up (petstore, both configurations) first. Generated C#: every *.cs file under the project, bin/ and obj/ left out, and McpTools.g.cs alone, found by name; MB = 2^20 bytes.',
@@ -83,7 +88,7 @@ export const serving: Area = {
 async function benchServing(context: BenchContext, gnuTime: boolean): Promise<void> {
   const { log, options, results, work } = context;
   const pipelines = SPECS.flatMap((key) => CONFIGS.map((config): Pipeline => ({
-    spec: specOf(context, key), config, init: [], initPeakKb: [], build: [], buildPeakKb: [], start: [], rssKb: [], initBuild: [], total: [], tools: 0,
+    spec: specOf(context, key), config, init: [], initPeakKb: [], build: [], buildPeakKb: [], start: [], rssKb: [], initBuild: [], total: [], edits: [], tools: 0,
   })));
   const sizes = new Map<Spec['key'], Sizes>();
   const root = join(work, 'serving');
@@ -132,6 +137,11 @@ async function once(context: BenchContext, spec: Spec, config: Config, dir: stri
   const built = dotnetBuild(dir, [...(config === 'Release' ? ['-c', 'Release'] : []), '-p:UseSharedCompilation=false'], peakFile);
   if (!built.ok) return { ...run, failure: { step: 'build', reason: built.error } };
   run.build = { seconds: built.seconds, peakKb: built.peakKb };
+  if (config === 'Debug') {
+    const edits = editLoop(dir);
+    if ('failure' in edits) return { ...run, failure: { step: 'build', reason: `an edit's build: ${edits.failure}` } };
+    run.edits = edits;
+  }
   const args = config === 'Debug' ? ['run', '--no-build', '--project', dir] : [join(dir, 'bin/Release', frameworks, 'Bench.dll')];
   try {
     const server = await startServer('dotnet', args, dir, { [baseUrlVariable]: 'http://127.0.0.1:9/', Logging__LogLevel__Default: 'Warning' });
@@ -160,6 +170,7 @@ function record(p: Pipeline, run: Run, sizes: Map<Spec['key'], Sizes>): void {
     p.total.push(run.init.seconds + run.build.seconds + run.start.seconds);
     p.tools = run.start.tools;
   }
+  if (run.edits) p.edits.push(run.edits);
   if (run.failure) p.failure = run.failure;
 }
 
@@ -257,6 +268,17 @@ function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: Re
         row(startWhat, failed([p], 'start', ''));
         row(totalWhat, failed([p], 'start', ''));
         continue;
+      }
+      if (p.edits.length > 0) {
+        const noChange = median(p.edits.map((e) => e.noChange));
+        for (const [what, edited] of [['a one-line edit of Program.cs', (e: EditLoop) => e.programEdit], ['a small file of the user\'s own added', (e: EditLoop) => e.userFile]] as const) {
+          const values = p.edits.map(edited);
+          const more = median(values) - noChange;
+          row(`edit loop: ${what}, then \`dotnet build\``, {
+            value: seconds(median(values), 1), spread: spread(values, 1), beside: `nothing changed ${seconds(noChange, 1)}: ${more >= 0 ? '+' : ''}${more.toFixed(1)} s; ${runs(values.length)}`,
+            goal: `≤ ${EDIT_GOAL_SECONDS} s more than nothing changed`, status: verdict(more <= EDIT_GOAL_SECONDS),
+          });
+        }
       }
       row(startWhat, { value: seconds(median(p.start)), spread: spread(p.start, 2), beside: `${p.tools} tools; RSS after start ${mb(median(p.rssKb))}; ${runs(p.start.length)}` });
       row(totalWhat, { value: seconds(median(p.total), 1), spread: spread(p.total, 1), beside: runs(p.total.length) });
