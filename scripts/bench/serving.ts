@@ -274,9 +274,11 @@ function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: Re
         for (const [what, edited] of [['a one-line edit of Program.cs', (e: EditLoop) => e.programEdit], ['a small file of the user\'s own added', (e: EditLoop) => e.userFile]] as const) {
           const values = p.edits.map(edited);
           const more = median(values) - noChange;
+          // The goal is the big APIs'; petstore's figure is what a small API's layout is held to.
+          const goal = key === 'petstore' ? '' : `≤ ${EDIT_GOAL_SECONDS} s more than nothing changed`;
           row(`edit loop: ${what}, then \`dotnet build\``, {
             value: seconds(median(values), 1), spread: spread(values, 1), beside: `nothing changed ${seconds(noChange, 1)}: ${more >= 0 ? '+' : ''}${more.toFixed(1)} s; ${runs(values.length)}`,
-            goal: `≤ ${EDIT_GOAL_SECONDS} s more than nothing changed`, status: verdict(more <= EDIT_GOAL_SECONDS),
+            goal, status: goal ? verdict(more <= EDIT_GOAL_SECONDS) : '',
           });
         }
       }
