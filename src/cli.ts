@@ -282,6 +282,10 @@ async function prepareReporting(input: string, io: Io, options: LoadOptions): Pr
 
 /** What the generated server will need, or will be too much for its clients. */
 function warnAboutServer(api: PreparedApi, serverName: string, tools: number, io: Io, mode?: string): void {
+  const path = api.model.serverPath;
+  if (path !== undefined) {
+    io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `the server is named by its path alone (${path}): the server will need ${environmentVariables(serverName).baseUrl}, the API's origin, to which it adds the path` }));
+  }
   const unusable = api.model.unusableServerUrl;
   if (unusable !== undefined) {
     io.err(formatWarning({ location: `${api.spec.source.display}#/servers/0/url`, message: `${JSON.stringify(unusable)} is not an absolute http(s) URL: the server will need ${environmentVariables(serverName).baseUrl}` }));

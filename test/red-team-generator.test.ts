@@ -158,7 +158,7 @@ test('a full disk or a read-only folder: the real cause, and nothing half-writte
   }
 });
 
-test('warnings: two schemes for one Authorization header, a base URL that is not one, more tools than clients use', async () => {
+test('warnings: two schemes for one Authorization header, a server named by its path alone, more tools than clients use', async () => {
   const paths = Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`/items${i}`, { get: { responses: { 200: { description: 'ok' } } } }]));
   const spec = join(tmp, 'warnings.json');
   await writeFile(spec, doc({
@@ -171,7 +171,7 @@ test('warnings: two schemes for one Authorization header, a base URL that is not
   assert.equal(result.code, 0, result.err);
   assert.deepEqual(result.err.trim().split('\n'), [
     `warning: ${spec}#/paths/~1items0/get/security: the security requirement {token, login} needs token and login, which all send the Authorization header: only login (the last listed) is sent`,
-    `warning: ${spec}#/servers/0/url: "/api/v2" is not an absolute http(s) URL: the server will need RED_BASE_URL`,
+    `warning: ${spec}#/servers/0/url: the server is named by its path alone (/api/v2): the server will need RED_BASE_URL, the API's origin, to which it adds the path`,
     'warning: 130 tools is past the 128 VS Code accepts, and more than assistants choose among well: use --mode discovery (three tools that search, describe and call the operations), or select a part with --tags, --include or --exclude (the report command lists the tags)',
   ]);
 });
