@@ -115,7 +115,7 @@ __RUN_TOOL__
         McpScriptProcess script;
         try
         {
-            script = await McpScriptProcess.TakeAsync(limits, () => slot.WaitsLong, stop.Token).ConfigureAwait(false);
+            script = await McpScriptProcess.TakeAsync(limits, () => slot.Long, stop.Token).ConfigureAwait(false);
         }
         catch (McpScriptStartException exception)
         {

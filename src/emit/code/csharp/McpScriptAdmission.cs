@@ -22,7 +22,7 @@ namespace __NAMESPACE__;
 /// admission, waiting for an interpreter included: a script that waits for one (they start slowly on a busy machine)
 /// holds a slot as a running one does. Where some must be stopped, those still waiting for an interpreter go first
 /// (they lose no work), and an interpreter that comes ready goes to a script in the first lane before one in the long
-/// lane (<see cref="Slot.WaitsLong"/>). (A script that has run that long
+/// lane (<see cref="Slot.Long"/>). (A script that has run that long
 /// also runs at the lowest priority from then on, whether or not others wait: see <see cref="McpCode"/>.) Four callers spinning in loops
 /// on a two-core server so hold two long slots until their time limit ends them, two more are stopped, and a fifth
 /// caller's quick script runs at once. At most twice the running slots are ever taken, so the interpreters alive stay
@@ -327,18 +327,15 @@ internal static class McpScriptAdmission
 
         private volatile bool _inLongLane;
 
-        /// <summary>In the lane of long-running scripts.</summary>
+        /// <summary>
+        /// In the lane of long-running scripts. Set under the admission's lock; read by the pool under its own (an
+        /// interpreter that comes ready goes to the first lane first), hence volatile.
+        /// </summary>
         internal bool Long
         {
             get => _inLongLane;
             set => _inLongLane = value;
         }
-
-        /// <summary>
-        /// Whether it waits in the long lane: an interpreter that comes ready goes to the first lane first. (Read by the
-        /// pool under its own lock, so without the admission's.)
-        /// </summary>
-        public bool WaitsLong => _inLongLane;
 
         /// <summary>True when the script was stopped to let another run: it had run long, and the long lane was full.</summary>
         public bool Stopped { get; internal set; }

@@ -123,7 +123,7 @@ internal static class McpCode
         McpScriptProcess script;
         try
         {
-            script = await McpScriptProcess.TakeAsync(limits, () => slot.WaitsLong, stop.Token).ConfigureAwait(false);
+            script = await McpScriptProcess.TakeAsync(limits, () => slot.Long, stop.Token).ConfigureAwait(false);
         }
         catch (McpScriptStartException exception)
         {
