@@ -156,7 +156,7 @@ test('--check compares instead of writing: exit 0 when up to date, 5 with the st
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0'])).code, 0);
   const fresh = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', dir, '--framework', 'net10.0', '--check']);
   assert.equal(fresh.code, 0, fresh.err);
-  assert.match(fresh.out, /^Up to date: 24 files/);
+  assert.match(fresh.out, /^Up to date: 25 files/);
   await writeFile(join(dir, 'McpTools.g.cs'), 'edited');
   const stale = await cli(['tools', '--openapi-url', EXAMPLE_SPEC, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Petstore', '--server-name', 'Petstore', '--ext-namespace', 'Petstore.Client', '--check']);
   assert.equal(stale.code, EXIT_CODES.stale);
@@ -237,31 +237,32 @@ test('regenerate writes the client and tools again from the recorded spec and op
   assert.equal(bad.err, `error: ${join(project, 'openapi-mcp.json')}#/options/mode: must be one of operations, discovery, code\n`);
 });
 
-test('init names the generator that runs it in <Name>.csproj.user, never npx; --generator puts a command of the user\'s in the .csproj instead; init --check leaves the machine-local file out', async () => {
+test('init names the generator that runs it in Generated/<Name>.Generated.csproj.user, never npx; --generator puts a command of the user\'s in the generated project instead; init --check leaves the machine-local file out', async () => {
   const dir = scratchDir('generator');
   const project = join(dir, 'PetstoreMcp');
   const args = ['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', project, '--framework', 'net10.0'];
   assert.equal((await cli(args)).code, 0);
   const script = join(REPO, 'bin/openapi-mcp-dotnet.js');
-  const user = await readFile(join(project, 'Petstore.csproj.user'), 'utf8');
+  const user = await readFile(join(project, 'Generated/Petstore.Generated.csproj.user'), 'utf8');
   assert.ok(user.includes(`<OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${generatorCommand({ node: process.execPath, script })}</OpenApiMcpGenerator>`), user);
-  const csproj = await readFile(join(project, 'Petstore.csproj'), 'utf8');
+  assert.doesNotMatch(await readFile(join(project, 'Petstore.csproj'), 'utf8'), /npx|OpenApiMcpGenerator|OpenApiMcpRegenerate/);
+  const csproj = await readFile(join(project, 'Generated/Petstore.Generated.csproj'), 'utf8');
   assert.doesNotMatch(csproj, /npx|<OpenApiMcpGenerator /);
   assert.match(csproj, /Condition="'\$\(OpenApiMcpRegenerate\)' == 'true' and '\$\(OpenApiMcpGenerator\)' != ''"/);
 
   // Another machine's generator (or none) is no staleness of the generated code.
-  await writeFile(join(project, 'Petstore.csproj.user'), '<Project />\n');
+  await writeFile(join(project, 'Generated/Petstore.Generated.csproj.user'), '<Project />\n');
   assert.equal((await cli([...args, '--check'])).code, 0);
 
   const chosen = join(dir, 'ChosenMcp');
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', chosen, '--framework', 'net10.0', '--generator', 'npx --yes openapi-mcp-dotnet@0.1.0'])).code, 0);
-  assert.match(await readFile(join(chosen, 'Petstore.csproj'), 'utf8'), /<OpenApiMcpGenerator Condition="'\$\(OpenApiMcpGenerator\)' == ''">npx --yes openapi-mcp-dotnet@0\.1\.0<\/OpenApiMcpGenerator>/);
-  assert.ok(!existsSync(join(chosen, 'Petstore.csproj.user')));
+  assert.match(await readFile(join(chosen, 'Generated/Petstore.Generated.csproj'), 'utf8'), /<OpenApiMcpGenerator Condition="'\$\(OpenApiMcpGenerator\)' == ''">npx --yes openapi-mcp-dotnet@0\.1\.0<\/OpenApiMcpGenerator>/);
+  assert.ok(!existsSync(join(chosen, 'Generated/Petstore.Generated.csproj.user')));
   const empty = await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', join(dir, 'EmptyMcp'), '--generator', ' ']);
   assert.equal(empty.code, EXIT_CODES.usage);
   assert.equal(empty.err, 'error: --generator must not be empty (--no-regenerate leaves regeneration out)\n');
   assert.equal((await cli(['init', '--openapi-url', EXAMPLE_SPEC, '--server-name', 'Petstore', '--output-dir', join(dir, 'NoneMcp'), '--framework', 'net10.0', '--no-regenerate'])).code, 0);
-  assert.ok(!existsSync(join(dir, 'NoneMcp', 'Petstore.csproj.user')) && !existsSync(join(dir, 'NoneMcp', 'openapi-mcp.json')));
+  assert.ok(!existsSync(join(dir, 'NoneMcp', 'Generated/Petstore.Generated.csproj.user')) && !existsSync(join(dir, 'NoneMcp', 'openapi-mcp.json')));
 });
 
 test('the generator command quotes a path for the shell MSBuild runs it with only when it must', () => {

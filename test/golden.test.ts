@@ -12,8 +12,8 @@ test('the generated example project matches the golden files (npm run golden:upd
   }
   assert.deepEqual(generated.map((f) => f.path), [
     'Client/ApiClient.g.cs', 'Client/ApiErrorMessages.g.cs', 'Client/ApiLongRunning.g.cs', 'Client/ApiRequest.g.cs', 'Client/ApiRequestBodies.g.cs', 'Client/ApiRequestSend.g.cs',
-    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'Mcp/McpArgumentErrors.cs', 'Mcp/McpAudit.cs', 'Mcp/McpCaller.cs', 'Mcp/McpHostSetup.cs',
-    'Mcp/McpSettings.g.cs', 'Mcp/McpTelemetry.cs', 'Mcp/McpTelemetrySetup.cs', 'Mcp/McpToolCatalog.cs', 'Mcp/McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Petstore.csproj.user', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
+    'Client/ApiResponseRead.g.cs', 'Client/ApiRuntime.g.cs', 'Client/Models.g.cs', 'Generated/Petstore.Generated.csproj', 'Generated/Petstore.Generated.csproj.user', 'Mcp/McpArgumentErrors.cs', 'Mcp/McpAudit.cs', 'Mcp/McpCaller.cs', 'Mcp/McpHostSetup.cs',
+    'Mcp/McpSettings.g.cs', 'Mcp/McpTelemetry.cs', 'Mcp/McpTelemetrySetup.cs', 'Mcp/McpToolCatalog.cs', 'Mcp/McpToolSupport.cs', 'McpTools.g.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'mcp.json', 'openapi-mcp.json',
   ]);
 });
 
@@ -22,15 +22,15 @@ test('the generated example project matches the golden files (npm run golden:upd
  * byte the same, and only discovery and code mode leave a file out: McpToolCatalog.cs, which serves operations mode's tools.
  */
 const VARIANT_FILES: Record<GoldenVariant, string[]> = {
-  discovery: ['Mcp/McpDiscovery.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json'],
+  discovery: ['Generated/Petstore.Generated.csproj', 'Mcp/McpDiscovery.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'Program.cs', 'README.md', 'openapi-mcp.json'],
   code: [
-    'Mcp/McpCode.cs', 'Mcp/McpDiscovery.cs', 'Mcp/McpScriptAdmission.cs', 'Mcp/McpScriptMemory.cs', 'Mcp/McpScriptPool.cs', 'Mcp/McpScriptProcess.cs', 'Mcp/McpScriptRunner.cs',
+    'Generated/Petstore.Generated.csproj', 'Mcp/McpCode.cs', 'Mcp/McpDiscovery.cs', 'Mcp/McpScriptAdmission.cs', 'Mcp/McpScriptMemory.cs', 'Mcp/McpScriptPool.cs', 'Mcp/McpScriptProcess.cs', 'Mcp/McpScriptRunner.cs',
     'Mcp/McpScriptSandbox.cs', 'Mcp/McpSearch.cs', 'Mcp/McpSearchQuery.cs', 'Mcp/McpSettings.g.cs', 'McpDiscoveryText.g.cs', 'McpSearchIndex.g.json', 'McpSignatures.g.json',
-    'Petstore.csproj', 'Program.cs', 'README.md', 'openapi-mcp.json',
+    'Program.cs', 'README.md', 'openapi-mcp.json',
   ],
-  http: ['.dockerignore', 'Dockerfile', 'Mcp/McpHostSetup.cs', 'Mcp/McpHttpAccess.cs', 'Mcp/McpHttpLimits.cs', 'Mcp/McpHttpProxies.cs', 'Mcp/McpSettings.g.cs', 'Mcp/McpSharedState.cs', 'Mcp/McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
+  http: ['.dockerignore', 'Dockerfile', 'Generated/Petstore.Generated.csproj', 'Mcp/McpHostSetup.cs', 'Mcp/McpHttpAccess.cs', 'Mcp/McpHttpLimits.cs', 'Mcp/McpHttpProxies.cs', 'Mcp/McpSettings.g.cs', 'Mcp/McpSharedState.cs', 'Mcp/McpTelemetrySetup.cs', 'Petstore.csproj', 'Program.cs', 'README.md', 'kubernetes.yaml', 'mcp.json'],
   package: ['.mcp/server.json', 'Petstore.csproj', 'README.md', 'mcp.json'],
-  resources: ['Mcp/McpResourceSupport.cs', 'McpResources.g.cs', 'Petstore.csproj', 'Program.cs', 'openapi-mcp.json'],
+  resources: ['Generated/Petstore.Generated.csproj', 'Mcp/McpResourceSupport.cs', 'McpResources.g.cs', 'Program.cs', 'openapi-mcp.json'],
 };
 
 for (const variant of Object.keys(GOLDEN_VARIANTS) as GoldenVariant[]) {

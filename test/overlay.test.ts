@@ -321,9 +321,11 @@ test('--overlay on report, tools and init (repeatable); init records the overlay
   assert.deepEqual(JSON.parse(await readFile(join(project, 'openapi-mcp.json'), 'utf8')), {
     generator: 'openapi-mcp-dotnet@0.1.0', spec: '../petstore.yaml', overlays: ['../no-create.yaml', '../fixes/retitle.yaml'], serverName: 'Petstore', options: {},
   });
-  const csproj = await readFile(join(project, 'Petstore.csproj'), 'utf8');
-  assert.match(csproj, /<OpenApiMcpOverlays>\.\.\/no-create\.yaml;\.\.\/fixes\/retitle\.yaml<\/OpenApiMcpOverlays>/);
-  assert.match(csproj, /Inputs="\$\(OpenApiMcpSpec\);\$\(OpenApiMcpOverlays\);openapi-mcp\.json"/);
+  // The generated project, one folder down, reads them from there.
+  const csproj = await readFile(join(project, 'Generated/Petstore.Generated.csproj'), 'utf8');
+  assert.match(csproj, /<OpenApiMcpSpec>\.\.\/\.\.\/petstore\.yaml<\/OpenApiMcpSpec>/);
+  assert.match(csproj, /<OpenApiMcpOverlays>\.\.\/\.\.\/no-create\.yaml;\.\.\/\.\.\/fixes\/retitle\.yaml<\/OpenApiMcpOverlays>/);
+  assert.match(csproj, /Inputs="\$\(OpenApiMcpSpec\);\$\(OpenApiMcpOverlays\);\.\.\/openapi-mcp\.json"/);
 
   // regenerate reads the overlays from the record, wherever it runs from.
   await writeFile(retitle, `${HEADER}actions:\n  - target: $.paths['/pets'].get\n    update: { summary: All the pets }\n`);

@@ -97,10 +97,10 @@ describe('the packed package', () => {
     const init = run(bin, ['init', '--openapi-url', 'petstore.yaml', '--server-name', 'Petstore', '--output-dir', 'PetstoreMcp', '--framework', 'net10.0'], elsewhere);
     assert.equal(init.status, 0, init.stderr);
     // The golden files are what init writes for the example, in /srv/petstore-mcp, with the generator installed on Debian:
-    // here Petstore.csproj.user names the node that ran it and the script of the package as installed.
+    // here Generated/Petstore.Generated.csproj.user names the node that ran it and the script of the package as installed.
     const projectDir = join(elsewhere, 'PetstoreMcp');
     const generator = generatorCommand({ node: process.execPath, script: join(installed, 'bin/openapi-mcp-dotnet.js') });
-    assert.match(await readFile(join(projectDir, 'Petstore.csproj.user'), 'utf8'), new RegExp(`>${escapeRegExp(generator)}</OpenApiMcpGenerator>`));
+    assert.match(await readFile(join(projectDir, 'Generated/Petstore.Generated.csproj.user'), 'utf8'), new RegExp(`>${escapeRegExp(generator)}</OpenApiMcpGenerator>`));
     for (const golden of await goldenFilesOnDisk()) {
       const written = await readFile(join(projectDir, golden.path), 'utf8');
       assert.equal(written.split(projectDir).join('/srv/petstore-mcp').split(generator).join(generatorCommand(GOLDEN_GENERATOR)), golden.content, `${golden.path} differs from ${join(GOLDEN_DIR, golden.path)}`);
@@ -124,7 +124,7 @@ describe('the packed package', () => {
     assert.deepEqual(JSON.parse(await readFile(join(project, 'openapi-mcp.json'), 'utf8')).overlays, ['../titles.overlay.yaml']);
 
     // npx and npm, first on the PATH, leave a mark and fail; npm could not reach a registry anyway. The build runs the
-    // generator Petstore.csproj.user names: this node and the installed package's script, as init ran.
+    // generator Generated/Petstore.Generated.csproj.user names: this node and the installed package's script, as init ran.
     const fakes = join(work, 'no-npx');
     const marks = join(work, 'npx-ran');
     await mkdir(fakes);
@@ -172,8 +172,8 @@ describe('the packed package', () => {
     assert.doesNotMatch(build('-p:OpenApiMcpRegenerate=false').stdout, /OpenApiMcpRegenerate:/);
     assert.equal((await stat(tools)).mtimeMs, written, 'McpTools.g.cs was written again');
 
-    // Without Petstore.csproj.user (a clone on another machine) no generator is set: the build compiles what is there.
-    const userFile = join(project, 'Petstore.csproj.user');
+    // Without Generated/Petstore.Generated.csproj.user (a clone on another machine) no generator is set: the build compiles what is there.
+    const userFile = join(project, 'Generated/Petstore.Generated.csproj.user');
     const user = await readFile(userFile, 'utf8');
     await rm(userFile);
     assert.doesNotMatch(build().stdout, /OpenApiMcpRegenerate:/);

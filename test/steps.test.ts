@@ -20,7 +20,7 @@ test('client + tools + host build and serve like init', async () => {
     assert.equal(await runCli(['client', '-u', spec, '-o', join(dir, 'Client'), '-n', 'Library.Client'], io), 0);
     assert.equal(await runCli(['tools', '--openapi-url', spec, '--output-file', join(dir, 'McpTools.g.cs'), '--namespace', 'Library', '--server-name', 'Library', '--ext-namespace', 'Library.Client', '--tags', ''], io), 0);
     assert.equal(await runCli(['host', '--output-dir', dir, '--server-name', 'Library', '--namespace', 'Library', '--ext-namespace', 'Library.Client', '--openapi-url', spec], io), 0);
-    assert.deepEqual((await readdir(dir)).sort(), ['Client', 'Library.csproj', 'Mcp', 'McpTools.g.cs', 'Program.cs']);
+    assert.deepEqual((await readdir(dir)).sort(), ['Client', 'Generated', 'Library.csproj', 'Mcp', 'McpTools.g.cs', 'Program.cs']);
     const build = await dotnetBuild(dir);
     assert.ok(build.ok, build.output);
     assert.equal(build.warnings, 0, build.output);

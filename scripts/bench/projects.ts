@@ -24,12 +24,12 @@ export interface Built {
  * ru_maxrss of the largest process the build waited for: pass -p:UseSharedCompilation=false so the
  * compiler is one of them and not a build server outside the tree).
  */
-export function dotnetBuild(dir: string, args: readonly string[], peakFile?: string): Built {
+export function dotnetBuild(dir: string, args: readonly string[], peakFile?: string, env: NodeJS.ProcessEnv = process.env): Built {
   const dotnet = ['build', dir, '-nologo', '-v:q', '-clp:NoSummary', ...args];
   const started = performance.now();
   const result = peakFile
-    ? spawnSync('/usr/bin/time', ['-f', '%M', '-o', peakFile, 'dotnet', ...dotnet], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
-    : spawnSync('dotnet', dotnet, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    ? spawnSync('/usr/bin/time', ['-f', '%M', '-o', peakFile, 'dotnet', ...dotnet], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env })
+    : spawnSync('dotnet', dotnet, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env });
   const seconds = (performance.now() - started) / 1000;
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
   const errors = output.split('\n').filter((l) => /: error [A-Z]+\d+/.test(l));

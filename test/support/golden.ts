@@ -18,7 +18,7 @@ export const GOLDEN_VARIANTS = {
 export type GoldenVariant = keyof typeof GOLDEN_VARIANTS;
 
 /**
- * The generator the golden project's `Petstore.csproj.user` names: node and the package installed globally on Debian.
+ * The generator the golden project's `Generated/Petstore.Generated.csproj.user` names: node and the package installed globally on Debian.
  * `init` writes the node and the script it runs as; the package test maps those to these.
  */
 export const GOLDEN_GENERATOR = { node: '/usr/bin/node', script: '/usr/lib/node_modules/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js' } as const;

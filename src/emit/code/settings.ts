@@ -12,7 +12,7 @@ export const codeMode: HostFeature = {
   applies: (options) => options.mode === 'code',
   files: (options, source) => emitCode(options.namespace, options.clientNamespace, source),
   packages: () => CODE_PACKAGES,
-  items: () => [`    <EmbeddedResource Include="${SIGNATURES_FILE}" LogicalName="${SIGNATURES_RESOURCE}" />`],
+  embedded: () => [{ file: SIGNATURES_FILE, name: SIGNATURES_RESOURCE }],
   settings: (options) => ({ read: (w) => readScriptLimits(w, environmentVariables(options.serverName), options.transport === 'http') }),
   program: () => ({
     first: [

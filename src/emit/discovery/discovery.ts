@@ -145,7 +145,7 @@ export const discoveryMode: HostFeature = {
   applies: (options) => options.mode !== 'operations',
   files: (options, source) => emitDiscovery(options.namespace, options.clientNamespace, source, options.mode),
   packages: () => SEARCH_PACKAGES,
-  items: () => [`    <EmbeddedResource Include="${SEARCH_INDEX_FILE}" LogicalName="${SEARCH_INDEX_RESOURCE}" />`],
+  embedded: () => [{ file: SEARCH_INDEX_FILE, name: SEARCH_INDEX_RESOURCE }],
   program: (options) => (options.mode === 'discovery' ? {
     server: [
       '// Discovery mode: three tools that search the operations, describe one and call it.',

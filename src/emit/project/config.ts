@@ -8,6 +8,8 @@ import { serverKey } from './host.js';
 import { telemetryRows } from './telemetry.js';
 import type { GeneratedFile } from '../shared/file.js';
 import { baseUrlMeaning } from '../shared/base-url.js';
+import { generatedProjectFile } from './layout.js';
+import { userProjectFile } from './regenerate.js';
 
 /** MCP clients whose configuration `init --client` writes. */
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
@@ -205,6 +207,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
         : ['dotnet build', 'dotnet run          # serves MCP over stdio; MCP clients start it for you']),
     '```',
     '',
+    `Two projects: \`${projectName}.csproj\` holds \`Program.cs\` and your own code, and references \`${generatedProjectFile(projectName)}\`, which compiles the generated code (every \`*.g.cs\` file, the client in \`Client/\`, and the support files in \`Mcp/\`). That project is built again only when its files change: an edit of your own code compiles \`${projectName}.csproj\` alone, however big the API.`,
+    '',
     ...(location?.http ? [
       location.http.redis
         ? `\`Dockerfile\` builds an image (official .NET images, non-root, health check on /healthz; it listens on port 8080); \`kubernetes.yaml\` runs two to ten replicas (a HorizontalPodAutoscaler) behind a Service, and Redis, through which they share each caller's limits, the tokens and the operation key (\`${env.redis}\`). Any replica answers any request: no session affinity is needed.`
@@ -236,8 +240,8 @@ export function emitProjectReadme(model: ApiModel, serverName: string, projectNa
       '',
       '`dotnet build` writes the client (`Client/`) and the tools (`McpTools.g.cs`) again when the spec, an overlay, or `openapi-mcp.json` (their paths and the generator\'s options) is newer than the generated files; otherwise it skips that step. '
         + (more.regenerates.generator === undefined
-          ? `It runs the command in the \`OpenApiMcpGenerator\` property, which \`${projectName}.csproj.user\` sets to the node and openapi-mcp-dotnet that wrote the project, on this machine: keep that file out of source control (\`dotnet new gitignore\` does). Where the property is not set, the build compiles the generated files as they are; set it to regenerate there (\`-p:OpenApiMcpGenerator="node /path/to/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js"\`, or in a Directory.Build.props). `
-          : 'It runs the command given to `init --generator`, the `OpenApiMcpGenerator` property of the .csproj; give another with `-p:OpenApiMcpGenerator=…`. ')
+          ? `It runs the command in the \`OpenApiMcpGenerator\` property, which \`${userProjectFile(projectName)}\` sets to the node and openapi-mcp-dotnet that wrote the project, on this machine: keep that file out of source control (\`dotnet new gitignore\` does). Where the property is not set, the build compiles the generated files as they are; set it to regenerate there (\`-p:OpenApiMcpGenerator="node /path/to/openapi-mcp-dotnet/bin/openapi-mcp-dotnet.js"\`, or in a Directory.Build.props). `
+          : `It runs the command given to \`init --generator\`, the \`OpenApiMcpGenerator\` property of \`${generatedProjectFile(projectName)}\`; give another with \`-p:OpenApiMcpGenerator=…\`. `)
         + 'Turn it off with `-p:OpenApiMcpRegenerate=false`. By hand: `openapi-mcp-dotnet regenerate`. A change to the API\'s security schemes also needs `init` again (they are in Mcp/McpSettings.g.cs).',
       '',
     ] : []),

@@ -8,6 +8,7 @@ import { FIXED_NAMES } from '../../names/plan.js';
 import { environmentVariables } from '../../names/environment.js';
 import { packageVersion } from '../../package.js';
 import { emitToolSupport } from '../tools/tool-support.js';
+import { INPUT_SCHEMAS_FILE } from '../tools/tools.js';
 import { readIconSetting } from './server-icon.js';
 import { serverKey, type HostOptions } from '../shared/host-options.js';
 import { supportPath, type HostFeature } from '../shared/feature.js';
@@ -33,6 +34,8 @@ export const core: HostFeature = {
     ...emitToolSupport(options.namespace, options.clientNamespace, source),
   ],
   packages: (options) => (options.transport === 'http' ? HTTP_PACKAGES : PACKAGES),
+  // The argument schemas the tools share (McpTools.g.cs reads them once).
+  embedded: () => [{ file: INPUT_SCHEMAS_FILE, name: INPUT_SCHEMAS_FILE, optional: true }],
   settings: (options) => {
     const env = environmentVariables(options.serverName);
     return {

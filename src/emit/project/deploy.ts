@@ -3,6 +3,7 @@
  * Kubernetes manifest (a Deployment of two replicas probed on /healthz, and a Service in front; with `--redis`, Redis
  * for their shared state and a HorizontalPodAutoscaler that scales them).
  */
+import { GENERATED_FOLDER } from './layout.js';
 import type { GeneratedFile } from '../shared/file.js';
 import type { HostOptions } from '../shared/host-options.js';
 import { kebabName } from '../../names/identifiers.js';
@@ -18,7 +19,7 @@ export const CONTAINER_PORT = 8080;
 export function emitDeployment(options: HostOptions, projectName: string): GeneratedFile[] {
   return [
     { path: 'Dockerfile', content: emitDockerfile(options, projectName) },
-    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', 'nupkg/', '.vs/', '.vscode/', '*.user', ''].join('\n') },
+    { path: '.dockerignore', content: ['bin/', 'obj/', '**/bin/', '**/obj/', 'nupkg/', '.vs/', '.vscode/', '**/*.user', ''].join('\n') },
     { path: 'kubernetes.yaml', content: emitManifest(options) },
   ];
 }
@@ -38,7 +39,9 @@ function emitDockerfile(options: HostOptions, projectName: string): string {
     '',
     `FROM mcr.microsoft.com/dotnet/sdk:${version} AS build`,
     'WORKDIR /src',
+    '# The project files first: the restore is its own layer, done again only when they change.',
     'COPY *.csproj ./',
+    `COPY ${GENERATED_FOLDER}/*.csproj ./${GENERATED_FOLDER}/`,
     'RUN dotnet restore',
     'COPY . .',
     '# The image builds what is here: regeneration from the spec (see the .csproj) is for development builds.',

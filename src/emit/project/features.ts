@@ -39,7 +39,7 @@ const nugetPackage: HostFeature = {
 const regeneration: HostFeature = {
   applies: (options) => options.regenerate !== undefined,
   files: (options, _source, projectName) => (options.regenerate?.localGenerator !== undefined ? [emitUserProject(projectName, options.regenerate.localGenerator, msbuildLiteral)] : []),
-  project: (options, projectName) => (options.regenerate ? regenerationProjectLines(options.regenerate, projectName, msbuildLiteral) : []),
+  generatedProject: (options, projectName) => (options.regenerate ? regenerationProjectLines(options.regenerate, projectName, msbuildLiteral) : []),
 };
 
 export const HOST_FEATURES: readonly HostFeature[] = [

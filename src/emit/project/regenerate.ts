@@ -1,12 +1,15 @@
 /**
- * Regeneration on build: `init` records the spec, its overlays and the options in `openapi-mcp.json`, and the .csproj
- * runs `openapi-mcp-dotnet regenerate` before compiling whenever one of those files is newer than the files it writes.
- * The command is the `OpenApiMcpGenerator` property: by default the generator that wrote the project, as it was run
- * (this machine's node and the package's bin script), which `init` writes to `<Name>.csproj.user`, the file MSBuild
- * reads beside a project for one user's settings; nothing is ever fetched from a registry unless the user says so.
+ * Regeneration on build: `init` records the spec, its overlays and the options in `openapi-mcp.json`, and the generated
+ * code's project (layout.ts) runs `openapi-mcp-dotnet regenerate` before compiling whenever one of those files is newer
+ * than the files it writes. The command is the `OpenApiMcpGenerator` property: by default the generator that wrote the
+ * project, as it was run (this machine's node and the package's bin script), which `init` writes to
+ * `Generated/<Name>.Generated.csproj.user`, the file MSBuild reads beside a project for one user's settings; nothing is
+ * ever fetched from a registry unless the user says so.
  */
 import type { GeneratedFile } from '../shared/file.js';
-import { RESOURCES_FILE } from '../resources/resources.js';
+import { basename, posix, win32 } from 'node:path';
+import { fromGeneratedProject, generatedCompileItems, generatedSources } from './generated-project.js';
+import { generatedProjectFile } from './layout.js';
 import type { RegenerationTarget } from '../shared/host-options.js';
 
 export type { RegenerationTarget };
@@ -42,53 +45,59 @@ export function emitRecord(record: GenerationRecord): GeneratedFile {
   return { path: RECORD_FILE, content: JSON.stringify(record, null, 2) + '\n' };
 }
 
-/** The machine-local file MSBuild imports beside a project (Microsoft.Common.targets: `$(MSBuildProjectFullPath).user`). */
-export const userProjectFile = (projectName: string): string => `${projectName}.csproj.user`;
+/**
+ * The machine-local file MSBuild imports beside a project (Microsoft.Common.targets: `$(MSBuildProjectFullPath).user`):
+ * beside the generated code's project, which regenerates.
+ */
+export const userProjectFile = (projectName: string): string => `${generatedProjectFile(projectName)}.user`;
+
+/** A path recorded from the host's folder (the spec, an overlay) as the generated project reads it; an absolute one as it is. */
+const fromGenerated = (path: string): string => (posix.isAbsolute(path) || win32.isAbsolute(path) ? path : fromGeneratedProject(path));
 
 /**
- * The .csproj target: before each build, when the spec, an overlay or the record is newer than any of `outputs` (the
- * files `regenerate` writes), it runs the generator, then compiles what it wrote; where no generator is set (a clone
- * without the `.csproj.user` that `init` wrote), it compiles the files as they are. `literal` writes a value as MSBuild
- * reads it literally.
+ * The generated project's target: before each build, when the spec, an overlay or the record is newer than any of
+ * `outputs` (the files `regenerate` writes), it runs the generator in the host's folder, then compiles what it wrote;
+ * where no generator is set (a clone without the `.csproj.user` that `init` wrote), it compiles the files as they are.
+ * `literal` writes a value as MSBuild reads it literally.
  */
 export function regenerationProjectLines(target: RegenerationTarget, projectName: string, literal: (text: string) => string): string[] {
-  const overlays = target.overlays.map(literal).join(';');
-  // What the build compiles again after writing it (a file it had not found before, as the client's new files, would be left out).
-  const compiled = ['McpTools.g.cs', ...target.outputs.filter((path) => path === RESOURCES_FILE), 'Client/*.g.cs'].join(';');
+  const overlays = target.overlays.map((path) => literal(fromGenerated(path))).join(';');
   return [
     `  <!-- Regeneration: when the spec${target.overlays.length > 0 ? ', an overlay' : ''} or ${RECORD_FILE} (the generator's options) is newer than the generated files,`,
     ...(target.generator === undefined ? [
-      `       the build first writes the client and the tools again with the command in OpenApiMcpGenerator, which ${userProjectFile(projectName)}`,
+      `       the build first writes the client and the tools again with the command in OpenApiMcpGenerator, which ${basename(userProjectFile(projectName))}`,
       '       sets to the node and openapi-mcp-dotnet that wrote the project (this machine\'s: keep that file out of source control).',
       '       Where it is not set, the build compiles the generated files as they are. Set it with',
     ] : [
       '       the build first writes the client and the tools again with the command in OpenApiMcpGenerator. Use another with',
     ]),
-    '       -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js"; opt out with -p:OpenApiMcpRegenerate=false. -->',
+    '       -p:OpenApiMcpGenerator="node path/to/bin/openapi-mcp-dotnet.js"; opt out with -p:OpenApiMcpRegenerate=false.',
+    '       Paths are from this folder: the spec and the generated files are in the folder above. -->',
     '  <PropertyGroup>',
     "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
     ...(target.generator === undefined ? [] : [`    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(target.generator)}</OpenApiMcpGenerator>`]),
-    `    <OpenApiMcpSpec>${literal(target.spec)}</OpenApiMcpSpec>`,
+    `    <OpenApiMcpSpec>${literal(fromGenerated(target.spec))}</OpenApiMcpSpec>`,
     ...(target.overlays.length > 0 ? [`    <OpenApiMcpOverlays>${overlays}</OpenApiMcpOverlays>`] : []),
     '  </PropertyGroup>',
     '',
     '  <ItemGroup>',
-    ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${literal(path)}" />`),
+    ...target.outputs.map((path) => `    <OpenApiMcpGenerated Include="${literal(fromGeneratedProject(path))}" />`),
     '  </ItemGroup>',
     '',
     "  <Target Name=\"OpenApiMcpRegenerate\" BeforeTargets=\"BeforeBuild\" Condition=\"'$(OpenApiMcpRegenerate)' == 'true' and '$(OpenApiMcpGenerator)' != ''\"",
-    `          Inputs="$(OpenApiMcpSpec);${target.overlays.length > 0 ? '$(OpenApiMcpOverlays);' : ''}${RECORD_FILE}" Outputs="@(OpenApiMcpGenerated)">`,
+    `          Inputs="$(OpenApiMcpSpec);${target.overlays.length > 0 ? '$(OpenApiMcpOverlays);' : ''}${fromGeneratedProject(RECORD_FILE)}" Outputs="@(OpenApiMcpGenerated)">`,
     '    <!-- Its output stays out of the build\'s (`dotnet run`, as a client starts the server, shares stdout with MCP), and its',
     '         warnings are not build warnings; when it fails, the build fails with what it said. -->',
-    '    <Exec Command="$(OpenApiMcpGenerator) regenerate" WorkingDirectory="$(MSBuildProjectDirectory)" IgnoreExitCode="true"',
+    '    <Exec Command="$(OpenApiMcpGenerator) regenerate" WorkingDirectory="$(MSBuildProjectDirectory)/.." IgnoreExitCode="true"',
     '          IgnoreStandardErrorWarningFormat="true" ConsoleToMSBuild="true" StandardOutputImportance="low" StandardErrorImportance="low">',
     '      <Output TaskParameter="ExitCode" PropertyName="OpenApiMcpExitCode" />',
     '      <Output TaskParameter="ConsoleOutput" ItemName="OpenApiMcpOutput" />',
     '    </Exec>',
     "    <Error Condition=\"'$(OpenApiMcpExitCode)' != '0'\" Text=\"$(OpenApiMcpGenerator) regenerate failed (exit code $(OpenApiMcpExitCode)): @(OpenApiMcpOutput, ' ')\" />",
+    '    <!-- What it wrote, new files of the client among them, is compiled. -->',
     '    <ItemGroup>',
-    `      <Compile Remove="${compiled}" />`,
-    `      <Compile Include="${compiled}" />`,
+    `      <Compile Remove="${generatedSources()}" />`,
+    ...generatedCompileItems('      '),
     '    </ItemGroup>',
     '  </Target>',
     '',
@@ -106,7 +115,7 @@ export function emitUserProject(projectName: string, command: string, literal: (
       '<Project>',
       '',
       `  <!-- This machine's: the openapi-mcp-dotnet that wrote ${projectName}.csproj, run as it was (node and its bin script),`,
-      `       regenerates the client and the tools on build when the spec changes (see the .csproj). Keep this file out of source`,
+      `       regenerates the client and the tools on build when the spec changes (see ${basename(generatedProjectFile(projectName))}). Keep this file out of source`,
       '       control (dotnet new gitignore does); on another machine, write your own or set OpenApiMcpGenerator there. -->',
       '  <PropertyGroup>',
       `    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(command)}</OpenApiMcpGenerator>`,

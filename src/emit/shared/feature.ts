@@ -1,6 +1,7 @@
 /**
- * One shape for every part of the generated host: the support files it adds (in `Mcp/`), its packages and project
- * items, its members of `McpSettings` (read from the settings and checked at start), and its lines of Program.cs.
+ * One shape for every part of the generated host: the support files it adds (in `Mcp/`), its packages and embedded
+ * files, its lines in either project file, its members of `McpSettings` (read from the settings and checked at start),
+ * and its lines of Program.cs.
  * A feature adds itself to {@link HOST_FEATURES} (features.ts) and edits nothing else.
  */
 import type { GeneratedFile } from './file.js';
@@ -13,6 +14,15 @@ export const SUPPORT_FOLDER = 'Mcp';
 export interface Package {
   readonly id: string;
   readonly version: string;
+}
+
+/** A generated file embedded in the generated assembly, and the resource name its code reads it by. */
+export interface EmbeddedFile {
+  /** Its path from the host's folder. */
+  readonly file: string;
+  readonly name: string;
+  /** Embedded when it exists (a project of an earlier generator may not have it). */
+  readonly optional?: boolean;
 }
 
 /** A feature's part of `McpSettings` (McpSettings.g.cs). */
@@ -47,11 +57,14 @@ export interface HostFeature {
   readonly applies: (options: HostOptions) => boolean;
   /** Its files: support files under {@link SUPPORT_FOLDER}, deployment files at the root. */
   readonly files?: (options: HostOptions, source: string, projectName: string) => readonly GeneratedFile[];
+  /** Its packages: referenced by the generated code's project, and so by the host through it. */
   readonly packages?: (options: HostOptions) => readonly Package[];
-  /** Its lines in the project file's item group (embedded resources). */
-  readonly items?: (options: HostOptions) => readonly string[];
-  /** Its lines after the item groups (targets, packing properties). */
+  /** Its files embedded in the generated assembly. */
+  readonly embedded?: (options: HostOptions) => readonly EmbeddedFile[];
+  /** Its lines after the item groups of the host's project file (packing properties, build steps that run the server). */
   readonly project?: (options: HostOptions, projectName: string) => readonly string[];
+  /** Its lines after the item groups of the generated code's project file (regeneration on build). */
+  readonly generatedProject?: (options: HostOptions, projectName: string) => readonly string[];
   readonly settings?: (options: HostOptions) => SettingsPart;
   readonly program?: (options: HostOptions) => ProgramPart;
 }
