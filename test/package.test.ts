@@ -6,7 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmod, cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from '../examples/harness.js';
 import { detectFramework } from '../src/dotnet.js';
 import { existsSync } from 'node:fs';
@@ -147,9 +147,21 @@ describe('the packed package', () => {
     const skipped = /Skipping target "OpenApiMcpRegenerate" because all output files are up-to-date/;
     assert.match(build().stdout, skipped, 'a fresh project regenerated');
 
+    // An edit of the user's own code, and a file of their own added, compile the host alone: the generated project's
+    // assembly is left as it was. The user's code sees the generated code's internal classes.
+    const generatedDll = join(project, 'Generated/bin/Debug', detectFramework(), 'Petstore.Generated.dll');
+    const hostDll = join(project, 'bin/Debug', detectFramework(), 'Petstore.dll');
+    const [generatedBuilt, hostBuilt] = [(await stat(generatedDll)).mtimeMs, (await stat(hostDll)).mtimeMs];
+    await appendFile(join(project, 'Program.cs'), '// an edit of the user\'s\n');
+    await writeFile(join(project, 'UserNote.cs'), 'namespace Petstore;\n\ninternal static class UserNote\n{\n    internal const string Settings = nameof(McpSettings);\n}\n');
+    build();
+    assert.ok((await stat(hostDll)).mtimeMs > hostBuilt, 'the host was not compiled again');
+    assert.equal((await stat(generatedDll)).mtimeMs, generatedBuilt, 'an edit of the host compiled the generated project again');
+
     await writeFile(spec, (await readFile(spec, 'utf8')).replace(/^paths:\n/m, 'paths:\n  /owners:\n    get:\n      operationId: listOwners\n      summary: List the owners\n      responses:\n        "200":\n          description: The owners\n          content:\n            application/json:\n              schema: { type: array, items: { type: string } }\n'));
     const regenerated = build();
     assert.doesNotMatch(regenerated.stdout, skipped);
+    assert.ok((await stat(generatedDll)).mtimeMs > generatedBuilt, 'the regenerated code was not compiled');
     assert.ok(regenerated.stdout.includes(`${generator} regenerate`), `the build did not run ${generator}:\n${regenerated.stdout.slice(-4000)}`);
     const dll = join(project, 'bin/Debug', detectFramework(), 'Petstore.dll');
     const client = await connect({ command: 'dotnet', args: [dll] }, {});

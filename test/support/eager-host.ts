@@ -21,7 +21,7 @@ export async function writeEagerHost(dir: string, project: string, namespace: st
     '    <EnableDefaultCompileItems>false</EnableDefaultCompileItems>',
     '  </PropertyGroup>',
     '  <ItemGroup>',
-    `    <Compile Include="${project}/**/*.cs" Exclude="${project}/Program.cs;${project}/obj/**;${project}/bin/**;${project}/Generated/**" />`,
+    `    <Compile Include="${project}/**/*.cs" Exclude="${project}/Program.cs;${project}/obj/**;${project}/bin/**;${project}/Generated/bin/**;${project}/Generated/obj/**" />`,
     '    <Compile Include="Program.cs" />',
     `    <EmbeddedResource Include="${project}/${INPUT_SCHEMAS_FILE}" LogicalName="${INPUT_SCHEMAS_FILE}" Condition="Exists('${project}/${INPUT_SCHEMAS_FILE}')" />`,
     ...[...PACKAGES, ...TELEMETRY_PACKAGES].map((p) => `    <PackageReference Include="${p.id}" Version="${p.version}" />`),
