@@ -77,19 +77,22 @@ function argumentText(model: ApiModel, p: MethodParameter, plan: NamePlan, defin
   const { schema, defaultValue } = argumentParts(model, p);
   const parts: string[] = [];
   if (p.schemaDescription !== undefined) parts.push(`"description":${jsonText(p.schemaDescription)}`);
-  const inner = schemaText(schema).slice(1, -1);
+  const inner = innerText(schema);
   if (definitions && inner.length >= DEFINED_LENGTH) parts.push(definitions.reference(inner, argumentTypeName(p, plan)));
   else if (inner !== '') parts.push(inner);
   if (defaultValue !== undefined) parts.push(`"default":${jsonText(defaultValue)}`);
   return `{${parts.join(',')}}`;
 }
 
-/** The JSON text of schemas, made once each (the schemas are never changed after they are made). */
-const schemaTexts = new WeakMap<JsonSchema, string>();
+/**
+ * The JSON text of schemas without their braces, made once each (the schemas are never changed after they are made).
+ * The same string each time: a long one is the key of its definition, and a string's hash is worked out once.
+ */
+const innerTexts = new WeakMap<JsonSchema, string>();
 
-function schemaText(schema: JsonSchema): string {
-  let text = schemaTexts.get(schema);
-  if (text === undefined) schemaTexts.set(schema, (text = jsonText(schema)));
+function innerText(schema: JsonSchema): string {
+  let text = innerTexts.get(schema);
+  if (text === undefined) innerTexts.set(schema, (text = jsonText(schema).slice(1, -1)));
   return text;
 }
 
