@@ -4,13 +4,26 @@
  * build. Its sources are in the host's folder, one level up; the host sees its internal classes (McpSettings,
  * McpHostSetup, …) through InternalsVisibleTo.
  */
+import { posix, win32 } from 'node:path';
 import type { HostOptions } from '../shared/host-options.js';
 import type { HostFeature, Package } from '../shared/feature.js';
 import { msbuildLiteral as literal } from './msbuild.js';
 import { GENERATED_SOURCES, generatedProjectName } from './layout.js';
 
-/** A path from the host's folder as the generated project reads it: from its own folder, one level down. */
-export const fromGeneratedProject = (path: string): string => `../${path}`;
+/**
+ * A path from the host's folder as the generated project reads it, from its own folder one level down; an absolute
+ * one (a spec on another drive) as it is.
+ */
+export const fromGeneratedProject = (path: string): string => (posix.isAbsolute(path) || win32.isAbsolute(path) ? path : `../${path}`);
+
+/** The target that leaves out every analyzer and source generator but the regular-expression one, when `condition` holds. */
+export const withoutAnalyzersTarget = (condition?: string): string[] => [
+  `  <Target Name="OpenApiMcpWithoutAnalyzers" BeforeTargets="CoreCompile"${condition === undefined ? '' : ` Condition="${condition}"`}>`,
+  '    <ItemGroup>',
+  '      <Analyzer Remove="@(Analyzer)" Condition="\'%(Filename)\' != \'System.Text.RegularExpressions.Generator\'" />',
+  '    </ItemGroup>',
+  '  </Target>',
+];
 
 /** The generated sources' globs as the generated project reads them, all of them (to remove them). */
 export const generatedSources = (): string => GENERATED_SOURCES.map((s) => fromGeneratedProject(s.include)).join(';');
@@ -58,11 +71,7 @@ export function emitGeneratedProject(options: HostOptions, projectName: string, 
     '',
     '  <!-- The generated code needs no analyzer and no source generator but the regular-expression one, and on a large API',
     '       they take a quarter of the build. -->',
-    '  <Target Name="OpenApiMcpWithoutAnalyzers" BeforeTargets="CoreCompile">',
-    '    <ItemGroup>',
-    '      <Analyzer Remove="@(Analyzer)" Condition="\'%(Filename)\' != \'System.Text.RegularExpressions.Generator\'" />',
-    '    </ItemGroup>',
-    '  </Target>',
+    ...withoutAnalyzersTarget(),
     '',
     '  <ItemGroup>',
     ...(options.transport === 'http' ? ['    <FrameworkReference Include="Microsoft.AspNetCore.App" />'] : []),

@@ -5,7 +5,7 @@ import { emitProgram } from './program.js';
 import { emitSettings, SETTINGS_CLASS } from './settings.js';
 import { msbuildLiteral as literal } from './msbuild.js';
 import { supportPath, type HostFeature } from '../shared/feature.js';
-import { emitGeneratedProject, projectProperties } from './generated-project.js';
+import { emitGeneratedProject, projectProperties, withoutAnalyzersTarget } from './generated-project.js';
 import { GENERATED_FOLDER, GENERATED_SOURCES, generatedProjectFile } from './layout.js';
 
 export { PACKAGES, HTTP_PACKAGES } from './core.js';
@@ -52,11 +52,7 @@ function emitProject(options: HostOptions, projectName: string, features: readon
     '  <PropertyGroup>',
     '    <OpenApiMcpAnalyzers Condition="\'$(OpenApiMcpAnalyzers)\' == \'\'">false</OpenApiMcpAnalyzers>',
     '  </PropertyGroup>',
-    '  <Target Name="OpenApiMcpWithoutAnalyzers" BeforeTargets="CoreCompile" Condition="\'$(OpenApiMcpAnalyzers)\' != \'true\'">',
-    '    <ItemGroup>',
-    '      <Analyzer Remove="@(Analyzer)" Condition="\'%(Filename)\' != \'System.Text.RegularExpressions.Generator\'" />',
-    '    </ItemGroup>',
-    '  </Target>',
+    ...withoutAnalyzersTarget('\'$(OpenApiMcpAnalyzers)\' != \'true\''),
     '',
     `  <!-- The generated code compiles in ${generatedProjectFile(projectName)} (its packages come with it): an edit here`,
     '       compiles this project alone. Its files are those it takes (every *.g.cs, and Mcp/), left out here. -->',

@@ -7,7 +7,7 @@
  * ever fetched from a registry unless the user says so.
  */
 import type { GeneratedFile } from '../shared/file.js';
-import { basename, posix, win32 } from 'node:path';
+import { basename } from 'node:path';
 import { fromGeneratedProject, generatedCompileItems, generatedSources } from './generated-project.js';
 import { generatedProjectFile } from './layout.js';
 import type { RegenerationTarget } from '../shared/host-options.js';
@@ -51,9 +51,6 @@ export function emitRecord(record: GenerationRecord): GeneratedFile {
  */
 export const userProjectFile = (projectName: string): string => `${generatedProjectFile(projectName)}.user`;
 
-/** A path recorded from the host's folder (the spec, an overlay) as the generated project reads it; an absolute one as it is. */
-const fromGenerated = (path: string): string => (posix.isAbsolute(path) || win32.isAbsolute(path) ? path : fromGeneratedProject(path));
-
 /**
  * The generated project's target: before each build, when the spec, an overlay or the record is newer than any of
  * `outputs` (the files `regenerate` writes), it runs the generator in the host's folder, then compiles what it wrote;
@@ -61,7 +58,7 @@ const fromGenerated = (path: string): string => (posix.isAbsolute(path) || win32
  * `literal` writes a value as MSBuild reads it literally.
  */
 export function regenerationProjectLines(target: RegenerationTarget, projectName: string, literal: (text: string) => string): string[] {
-  const overlays = target.overlays.map((path) => literal(fromGenerated(path))).join(';');
+  const overlays = target.overlays.map((path) => literal(fromGeneratedProject(path))).join(';');
   return [
     `  <!-- Regeneration: when the spec${target.overlays.length > 0 ? ', an overlay' : ''} or ${RECORD_FILE} (the generator's options) is newer than the generated files,`,
     ...(target.generator === undefined ? [
@@ -76,7 +73,7 @@ export function regenerationProjectLines(target: RegenerationTarget, projectName
     '  <PropertyGroup>',
     "    <OpenApiMcpRegenerate Condition=\"'$(OpenApiMcpRegenerate)' == ''\">true</OpenApiMcpRegenerate>",
     ...(target.generator === undefined ? [] : [`    <OpenApiMcpGenerator Condition="'$(OpenApiMcpGenerator)' == ''">${literal(target.generator)}</OpenApiMcpGenerator>`]),
-    `    <OpenApiMcpSpec>${literal(fromGenerated(target.spec))}</OpenApiMcpSpec>`,
+    `    <OpenApiMcpSpec>${literal(fromGeneratedProject(target.spec))}</OpenApiMcpSpec>`,
     ...(target.overlays.length > 0 ? [`    <OpenApiMcpOverlays>${overlays}</OpenApiMcpOverlays>`] : []),
     '  </PropertyGroup>',
     '',
