@@ -124,7 +124,7 @@ function buildProgram(io: Io): Command {
     });
 
   program.command('host')
-    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP: <Name>.csproj and Program.cs, and in Mcp/ the settings (McpSettings.g.cs) and the support files of the chosen mode and options (McpToolCatalog.cs in operations mode; the search in discovery and code mode; McpHttpAccess.cs and the other HTTP files over HTTP); Dockerfile, .dockerignore and kubernetes.yaml over HTTP')
+    .description('write the project that hosts the tools, over stdio or with --transport http over HTTP: <Name>.csproj and Program.cs, Generated/<Name>.Generated.csproj (which compiles the generated code), and in Mcp/ the settings (McpSettings.g.cs) and the support files of the chosen mode and options (McpToolCatalog.cs in operations mode; the search in discovery and code mode; McpHttpAccess.cs and the other HTTP files over HTTP); Dockerfile, .dockerignore and kubernetes.yaml over HTTP')
     .requiredOption('--output-dir <dir>', 'directory of the project (created if missing)')
     .requiredOption('--server-name <name>', 'name of the MCP server')
     .requiredOption('--namespace <namespace>', 'namespace of the generated tools')
@@ -181,7 +181,7 @@ function buildProgram(io: Io): Command {
     .option('--package', 'pack as a NuGet MCP server, as the .NET mcpserver template does: dotnet pack writes a tool package of type McpServer with .mcp/server.json (stdio only)')
     .addOption(new Option('--launch <form>', 'how client entries start the server: "run" (dotnet run --project, always current, about a second of MSBuild per start), "dll" (the Release build\'s DLL: starts fastest, build it after each generation) or "dnx" (dnx <package>@<version> --yes from a NuGet feed; implies --package)').choices(LAUNCH_FORMS).default('run'))
     .option('--no-regenerate', 'do not regenerate the client and tools on dotnet build when the spec (a file) changes')
-    .option('--generator <command>', 'the command dotnet build regenerates with, written into the .csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local <Name>.csproj.user)')
+    .option('--generator <command>', 'the command dotnet build regenerates with, written into Generated/<Name>.Generated.csproj for every machine, such as "npx --yes openapi-mcp-dotnet@<version>" (default: this generator as it runs now, node and its script, written to the machine-local Generated/<Name>.Generated.csproj.user)')
     .addOption(new Option('--framework <tfm>', 'target framework (default: the newest the installed .NET SDK has)'))
     .action(async (options: { openapiUrl: string; serverName: string; outputDir: string; client?: string[]; launch: Launch; framework?: string; mode?: string; search?: string; structuredOutput?: boolean; confirm?: string; resources?: boolean; transport?: string; forwardAuth?: string; auth?: string; upstreamTokenExchange?: boolean; redis?: boolean; credential?: string; package?: boolean; regenerate: boolean; generator?: string; allowExternalRefs?: boolean; overlay?: string[]; check?: boolean } & SelectionFlags) => {
       const clients = mcpClients(options.client ?? []);
@@ -198,7 +198,7 @@ function buildProgram(io: Io): Command {
       });
       warnAboutServer(api, options.serverName, project.operations.length, io, options.mode);
       const files = await withExistingClientConfigs(options.outputDir, project.files, clients);
-      // <Name>.csproj.user names this machine's generator: it is no part of what a CI run on another machine checks.
+      // Generated/<Name>.Generated.csproj.user names this machine's generator: it is no part of what a CI run on another machine checks.
       if (options.check) return checkFiles(options.outputDir, files.filter((f) => !f.path.endsWith('.csproj.user')), io);
       await writeFiles(options.outputDir, files, true);
       io.out(initSummary(options.serverName, project.location, { ...project, files }, api, clients));
