@@ -18,6 +18,8 @@ export class SchemaDefinitions {
   readonly #byText = new Map<string, string>();
   readonly #taken = new Set<string>();
   readonly byName = new Map<string, string>();
+  /** How many characters longer the schemas that hold the markers would be with each marker replaced by its members. */
+  expandedExtra = 0;
 
   /** The marker for a schema's members, named after its type (the first name a text gets is its name). */
   reference(inner: string, typeName: string): string {
@@ -27,7 +29,9 @@ export class SchemaDefinitions {
       this.#byText.set(inner, name);
       this.byName.set(name, inner);
     }
-    return `"$ref":"#/$defs/${name}"`;
+    const marker = `"$ref":"#/$defs/${name}"`;
+    this.expandedExtra += inner.length - marker.length;
+    return marker;
   }
 
   /**

@@ -50,10 +50,15 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   // Where the tools' schemas are many (MS Graph's come to 70 MB), each argument schema of some size is written once; and
   // where they are still many, each tool's schema is beside them too, so that the compiler does not read them. What
   // tools/list publishes is the same. A small API keeps them all in McpTools.g.cs.
-  const definitions = new SchemaDefinitions();
+  // The schemas are made with definitions first: the size they would have inline is counted from them, without making
+  // Graph's 70 MB of inline text only to learn that it is too much.
+  let definitions = new SchemaDefinitions();
   const size = (texts: Map<string, string>): number => [...texts.values()].reduce((total, text) => total + text.length, 0);
-  let schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op)]));
-  if (size(schemas) > INLINE_SCHEMAS_LIMIT) schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op, definitions)]));
+  let schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op, definitions)]));
+  if (size(schemas) + definitions.expandedExtra <= INLINE_SCHEMAS_LIMIT) {
+    definitions = new SchemaDefinitions();
+    schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op)]));
+  }
   const shared = size(schemas) > INLINE_SCHEMAS_LIMIT;
   const toolSchemas = new Map<string, string>();
   const attributeText = (op: Operation): string => {
