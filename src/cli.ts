@@ -10,7 +10,7 @@ import { TOOL_COUNT_LIMIT, formatReport, reportSelection } from './report.js';
 import type { Selection } from './select.js';
 import { serverKey } from './emit/project/host.js';
 import { CLIENT_CONFIG_FILES, CLIENT_CONFIG_LOCATIONS, HTTP_DEFAULT_URL, LAUNCH_FORMS, MCP_CLIENTS, settingPlaceholders, launchCommand, type Launch, type McpClient, type ServerLocation } from './emit/project/config.js';
-import type { GeneratedFile } from './emit/shared/file.js';
+import { movedTo, type GeneratedFile } from './emit/shared/file.js';
 import { baseUrlMeaning } from './emit/shared/base-url.js';
 import { environmentVariables } from './names/environment.js';
 import { detectFrameworkAsync } from './dotnet.js';
@@ -117,7 +117,7 @@ function buildProgram(io: Io): Command {
       });
       warnAboutServer(api, options.serverName, tools.operations.length, io, options.mode);
       const file = resolve(options.outputFile);
-      const generated = [{ path: file.slice(dirname(file).length + 1), content: tools.content }, ...tools.beside];
+      const generated = [movedTo(tools.file, file.slice(dirname(file).length + 1)), ...tools.beside];
       if (options.check) return checkFiles(dirname(file), generated, io);
       await writeFiles(dirname(file), generated, false);
       io.out(`Wrote ${count(tools.operations.length, 'tool')} to ${options.outputFile}${tools.skipped.length > 0 ? ` (${count(tools.skipped.length, 'operation')} left out by the selection)` : ''}\n`);

@@ -6,8 +6,8 @@ import type { ApiModel, Operation } from './model/types.js';
 import { planClientParameters, planNames, type NamePlan } from './names/plan.js';
 import { identifier, kebabName, words } from './names/identifiers.js';
 import { emitClient } from './emit/client/client.js';
-import type { GeneratedFile } from './emit/shared/file.js';
-import { emitTools, INPUT_SCHEMAS_FILE } from './emit/tools/tools.js';
+import { movedTo, type GeneratedFile } from './emit/shared/file.js';
+import { emitTools } from './emit/tools/tools.js';
 import { emitHost, type ToolMode, type Transport } from './emit/project/host.js';
 import { searchIndex } from './emit/discovery/search-index.js';
 import { emitDiscoveryText, SEARCH_INDEX_FILE } from './emit/discovery/discovery.js';
@@ -72,7 +72,7 @@ export interface ToolsOptions extends Selection {
  * discovery and code mode the files written beside it (the operation index, McpDiscoveryText.g.cs with the map of
  * the operations, and in code mode the signatures).
  */
-export function generateTools(api: PreparedApi, options: ToolsOptions): { content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
+export function generateTools(api: PreparedApi, options: ToolsOptions): { file: GeneratedFile; content: string; operations: readonly Operation[]; skipped: readonly Skipped[]; beside: GeneratedFile[] } {
   checkNamespace(options.namespace, '--namespace');
   checkNamespace(options.clientNamespace, '--ext-namespace');
   const mode = checkMode(options.mode);
@@ -84,9 +84,9 @@ export function generateTools(api: PreparedApi, options: ToolsOptions): { conten
     ...(mode === 'code' ? [{ path: SIGNATURES_FILE, content: signatures(plan, selected, api.model) }] : []),
   ];
   if (options.resources) beside.push(emitResources(api.model, planResources(plan, selected, options.resources.serverName), options.namespace));
-  const { content, inputSchemas } = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
-  if (inputSchemas !== undefined) beside.push({ path: INPUT_SCHEMAS_FILE, content: inputSchemas });
-  return { content, operations: selected, skipped, beside };
+  const { file, inputSchemas } = emitTools(api.model, plan, selected, options.namespace, options.clientNamespace, options.structuredOutput === true, checkConfirm(options.confirm));
+  if (inputSchemas !== undefined) beside.push(inputSchemas);
+  return { file, get content() { return file.content; }, operations: selected, skipped, beside };
 }
 
 export interface HostProjectOptions {
@@ -264,9 +264,9 @@ export function generateSources(api: PreparedApi, options: Selection & { serverN
   const { resources, ...rest } = options;
   const tools = generateTools(api, { ...rest, namespace, clientNamespace, plan, ...(resources === true && { resources: { serverName: options.serverName } }) });
   const files = [
-    { path: 'McpTools.g.cs', content: tools.content },
+    tools.file,
     ...tools.beside,
-    ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => ({ ...f, path: `Client/${f.path}` })),
+    ...generateClient(api, { namespace: clientNamespace, plan }).map((f) => movedTo(f, `Client/${f.path}`)),
   ];
   return { files, operations: tools.operations, skipped: tools.skipped };
 }

@@ -17,14 +17,14 @@ const RUNTIME_FILES = ['ApiRuntime', 'ApiRequest', 'ApiRequestBodies', 'ApiReque
 export function emitClient(model: ApiModel, plan: NamePlan, namespace: string): GeneratedFile[] {
   const source = `${model.title} ${model.version}`.trim();
   return [
-    { path: `${FIXED_NAMES.clientClass}.g.cs`, content: emitClientClass(model, plan, namespace, source) },
+    emitClientClass(model, plan, namespace, source).file(`${FIXED_NAMES.clientClass}.g.cs`),
     ...(model.securitySchemes.length > 0 ? [template('ApiCredentials', 'ApiCredentials.g.cs', namespace, source)] : []),
     ...RUNTIME_FILES.map((name) => template(name, `${name}.g.cs`, namespace, source)),
-    { path: 'Models.g.cs', content: emitModels(model, plan, namespace, source) },
+    emitModels(model, plan, namespace, source).file('Models.g.cs'),
   ];
 }
 
-function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
+function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: string): CSharpWriter {
   const w = new CSharpWriter();
   w.line(banner(source).trimEnd()).line('#nullable enable').line();
   for (const using of ['System', 'System.Collections.Generic', 'System.Text.Json', 'System.Text.Json.Serialization']) w.line(`using ${using};`);
@@ -43,10 +43,10 @@ function emitModels(model: ApiModel, plan: NamePlan, namespace: string, source: 
     });
     w.close();
   }
-  return w.toString();
+  return w;
 }
 
-function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, source: string): string {
+function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, source: string): CSharpWriter {
   const w = new CSharpWriter();
   w.line(banner(source).trimEnd()).line('#nullable enable').line();
   for (const using of ['System', 'System.Collections.Generic', 'System.Net.Http', 'System.Text.Json', 'System.Threading', 'System.Threading.Tasks']) w.line(`using ${using};`);
@@ -62,7 +62,7 @@ function emitClientClass(model: ApiModel, plan: NamePlan, namespace: string, sou
   for (const op of model.operations) emitOperation(w, op, plan);
   w.close();
   emitClientParameters(w, plan);
-  return w.toString();
+  return w;
 }
 
 /** The parameters the client sets once (`api-version`, an ARM `subscriptionId`), as properties the host sets from its settings. */

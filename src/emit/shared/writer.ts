@@ -1,4 +1,5 @@
 import { LONE_SURROGATE } from '../../names/identifiers.js';
+import { PartedFile } from './file.js';
 
 const CHUNK_LINES = 512;
 const INDENTS = Array.from({ length: 8 }, (_, depth) => '    '.repeat(depth));
@@ -16,11 +17,15 @@ export class CSharpWriter {
 
   line(text = ''): this {
     this.lines.push(text === '' ? '' : (INDENTS[this.depth] ?? '    '.repeat(this.depth)) + text);
-    if (this.lines.length === CHUNK_LINES) {
-      this.chunks.push(this.lines.join('\n'));
-      this.lines = [];
-    }
+    if (this.lines.length === CHUNK_LINES) this.endChunk();
     return this;
+  }
+
+  /** The lines so far as one chunk, each line ended by its newline. */
+  private endChunk(): void {
+    this.lines.push('');
+    this.chunks.push(this.lines.join('\n'));
+    this.lines = [];
   }
 
   /** Writes `header`, an opening brace, and indents. */
@@ -45,13 +50,19 @@ export class CSharpWriter {
     return this.line(`/// </${tag}>`);
   }
 
+  /** The text as the chunks it was written in, each ending with a newline. */
+  parts(): readonly string[] {
+    if (this.lines.length > 0) this.endChunk();
+    return this.chunks;
+  }
+
+  /** The text as a file, kept in its chunks: a big one is written without ever being made whole. */
+  file(path: string): PartedFile {
+    return new PartedFile(path, this.parts());
+  }
+
   toString(): string {
-    if (this.lines.length > 0) {
-      this.chunks.push(this.lines.join('\n'));
-      this.lines = [];
-    }
-    // The final newline joined in, not appended: a string appended to is copied once more when it is written.
-    return [...this.chunks, ''].join('\n');
+    return this.parts().join('');
   }
 }
 

@@ -36,12 +36,26 @@ export class SchemaDefinitions {
 
   /**
    * McpInputSchemas.g.json: `$defs`, each name's schema in the order they were first met, and where given `tools`, each
-   * tool's schema (with its markers), one a line.
+   * tool's schema (with its markers), one a line. In parts, for a file that is never made whole: Graph's is 20 MB.
    */
-  toJson(tools: ReadonlyMap<string, string> = new Map()): string {
-    const entries = (list: Iterable<[string, string]>): string => [...list].map(([name, text]) => `  ${jsonText(name)}:${text}`).join(',\n');
-    const defs = entries([...this.byName].map(([name, inner]) => [name, `{${inner}}`]));
-    return `{"$defs":{\n${defs}\n}${tools.size > 0 ? `,"tools":{\n${entries(tools)}\n}` : ''}}\n`;
+  toJson(tools: ReadonlyMap<string, string> = new Map()): string[] {
+    const parts = ['{"$defs":{\n'];
+    const entries = (list: Iterable<[string, string]>, braces: boolean): void => {
+      let first = true;
+      for (const [name, text] of list) {
+        parts.push(first ? '  ' : ',\n  ', jsonText(name), braces ? ':{' : ':', text, ...(braces ? ['}'] : []));
+        first = false;
+      }
+    };
+    entries(this.byName, true);
+    parts.push('\n}');
+    if (tools.size > 0) {
+      parts.push(',"tools":{\n');
+      entries(tools, false);
+      parts.push('\n}');
+    }
+    parts.push('}\n');
+    return parts;
   }
 }
 

@@ -4,6 +4,7 @@ import { banner } from '../shared/banner.js';
 import { toolDescription } from '../shared/describe.js';
 import { methodParameters } from '../shared/signature.js';
 import { CSharpWriter, jsonText, rawStringLiteral, stringLiteral } from '../shared/writer.js';
+import { PartedFile } from '../shared/file.js';
 import { inputSchemaText, SchemaDefinitions } from './input-schema.js';
 import { outputSchema } from './output-schema.js';
 import { asksConfirmation, isDestructive, type ConfirmPolicy } from '../../model/confirm.js';
@@ -39,13 +40,16 @@ function annotations(op: Operation): string {
  * `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5); with
  * `structuredOutput`, tools with a JSON answer also publish its `outputSchema`.
  */
+/** The tools' file, as `init` and `host` name it (`tools` writes it where --output-file says). */
+export const TOOLS_FILE = 'McpTools.g.cs';
+
 /** The file of the argument schemas the tools share, embedded in the assembly under this name. */
 export const INPUT_SCHEMAS_FILE = 'McpInputSchemas.g.json';
 
 /** Most characters of input schemas McpTools.g.cs holds itself; past it, each tool's schema is in McpInputSchemas.g.json too. */
 export const INLINE_SCHEMAS_LIMIT = 256 * 1024;
 
-export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false, confirm?: ConfirmPolicy): { content: string; inputSchemas?: string } {
+export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false, confirm?: ConfirmPolicy): { file: PartedFile; inputSchemas?: PartedFile } {
   const w = new CSharpWriter();
   // Where the tools' schemas are many (MS Graph's come to 70 MB), each argument schema of some size is written once; and
   // where they are still many, each tool's schema is beside them too, so that the compiler does not read them. What
@@ -112,7 +116,7 @@ export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly 
   w.close();
   if (operations.some((op) => asksConfirmation(op, confirm))) emitConfirmAttribute(w);
   w.close();
-  return { content: w.toString(), ...((definitions.byName.size > 0 || toolSchemas.size > 0) && { inputSchemas: definitions.toJson(toolSchemas) }) };
+  return { file: w.file(TOOLS_FILE), ...((definitions.byName.size > 0 || toolSchemas.size > 0) && { inputSchemas: new PartedFile(INPUT_SCHEMAS_FILE, definitions.toJson(toolSchemas)) }) };
 }
 
 /**
