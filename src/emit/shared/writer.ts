@@ -137,4 +137,10 @@ export function commentText(text: string): string {
 }
 
 /** JSON text for C# source: compact, with the line separators JSON allows raw escaped (C# ends a line at them). */
-export const jsonText = (value: unknown): string => JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export function jsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  // Tested first: a replace that finds nothing still copies the text.
+  return JSON_LINE_BREAK.test(text) ? text.replace(JSON_LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+const JSON_LINE_BREAK = /[\u0085\u2028\u2029]/;
+const JSON_LINE_BREAKS = new RegExp(JSON_LINE_BREAK.source, 'g');

@@ -1,4 +1,4 @@
-import type { ApiModel, Operation, TypeRef } from '../../model/types.js';
+import type { ApiModel, Operation, Property, TypeRef } from '../../model/types.js';
 import type { NamePlan } from '../../names/plan.js';
 import { bareName } from '../../names/identifiers.js';
 import { valueDescription } from '../shared/describe.js';
@@ -234,6 +234,15 @@ function deepestFitting(model: ApiModel, type: TypeRef): number | undefined {
   return limit >= -1 ? limit : undefined;
 }
 
+/** A property's description in a schema, worked out once: a type is inlined in the schemas of every operation that takes it. */
+function propertyDescription(property: Property): string | undefined {
+  if (propertyDescriptions.has(property)) return propertyDescriptions.get(property);
+  const description = valueDescription(property.facts, property.type, undefined, true);
+  propertyDescriptions.set(property, description);
+  return description;
+}
+const propertyDescriptions = new WeakMap<Property, string | undefined>();
+
 /**
  * The schema of `type`, its keys added to `schema` (a new object, by default empty; a property's starts with its
  * description): schemas are made key by key in place, not spread into one another, as Graph's make hundreds of thousands.
@@ -271,7 +280,7 @@ function bareSchema(model: ApiModel, type: TypeRef, seen: ReadonlySet<string>, d
       // readOnly properties are the server's to set: a request does not carry them.
       const writable = declared.properties.filter((p) => !p.readOnly);
       for (const p of writable) {
-        const description = valueDescription(p.facts, p.type, undefined, true);
+        const description = propertyDescription(p);
         const property = typeSchema(model, p.type, inner, depth + 1, expansion, description ? { description } : {});
         const defaultValue = p.facts.defaultValue;
         if (defaultValue !== undefined && fits(property, defaultValue)) property.default = defaultValue;
