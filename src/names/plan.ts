@@ -136,8 +136,9 @@ export function planClientParameters(list: readonly Operation[]): Map<string, Cl
   const settings = new Set<string>();
   for (const op of list) {
     for (const parameter of op.parameters) {
+      if (!parameter.client) continue;
       const key = clientParameterKey(parameter);
-      if (!parameter.client || result.has(key)) continue;
+      if (result.has(key)) continue;
       const property = unique(nameFrom(parameter.clientName ?? parameter.name, 'pascal', 'Parameter'), properties);
       const setting = unique(settingSuffix(property), settings);
       const description = parameter.facts.description;
