@@ -5,7 +5,7 @@
  * restore included) with the build's peak memory, the start to the first tools/list answer, and the
  * three together; and the size of the generated C#.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Area } from './area.js';
@@ -13,6 +13,7 @@ import { specOf, type BenchContext, type Spec } from './context.js';
 import { firstErrorLine, mb, median, range, ratio, rotate, seconds, timeNode } from './lib.js';
 import { dotnetBuild } from './projects.js';
 import { EDIT_GOAL_SECONDS, editLoop, type EditLoop } from './edit-loop.js';
+import { asOneProject } from './one-project.js';
 import { straddles, verdict, type Row } from './results.js';
 import { startServer, stopServer } from './servers.js';
 
@@ -22,7 +23,7 @@ const AREA = '12 spec to serving';
  * operation keeps a tool method and a client method, which cannot compile much faster), McpTools.g.cs within 15 MB,
  * `init` within 3 s. GitHub: the clean Debug build within 2× the petstore project's, all its C# within 1.6 MB.
  */
-const GOALS = { graphReleasePeakGb: 1.5, graphToolsMb: 15, graphInitSeconds: 3, githubBuildRatio: 2, githubCsMb: 1.6 } as const;
+const GOALS = { graphReleasePeakGb: 1.5, graphToolsMb: 15, graphInitSeconds: 3, githubBuildRatio: 2, githubCsMb: 1.6, cleanOverOneProject: 1.1 } as const;
 const SPECS = ['petstore', 'github', 'graph'] as const;
 const CONFIGS = ['Debug', 'Release'] as const;
 const MIB = 2 ** 20;
@@ -47,6 +48,9 @@ interface Pipeline {
   readonly total: number[];
   /** Debug: the edit loop after each clean build. */
   readonly edits: EditLoop[];
+  /** Debug: the same project as one project (the yardstick): its clean build and its edit loop. */
+  readonly oneBuild: number[];
+  readonly oneEdits: EditLoop[];
   tools: number;
   /** The step that failed and why: no more runs after it. */
   failure?: { readonly step: Step; readonly reason: string };
@@ -67,6 +71,7 @@ interface Run {
   build?: { seconds: number; peakKb: number };
   start?: { seconds: number; rssKb: number; tools: number };
   edits?: EditLoop;
+  oneProject?: { build: number; edits: EditLoop };
   failure?: { step: Step; reason: string };
 }
 
@@ -81,6 +86,7 @@ export const serving: Area = {
     '`dotnet build` (Debug) or `dotnet build -c Release` of that folder from clean, restore included (a fresh project has no obj/; the NuGet packages are already in the global cache after the warm-up, so nothing is downloaded), ' +
     'with `-p:UseSharedCompilation=false` so that the compiler runs in the build\'s own process tree, cold as on a first build, rather than in a shared VBCSCompiler; its peak memory is GNU time\'s %M over that tree (ru_maxrss of the largest single process the build waited for: in practice the compiler); ' +
     'in Debug, then the edit loop (scripts/bench/edit-loop.ts), each build the plain `dotnet build` of a developer\'s machine (the shared compiler server and MSBuild\'s worker nodes on, which this machine\'s environment turns off elsewhere): from clean again with the build servers shut down first (bin/ and obj/ of both projects removed, restore included), one unmeasured edit build that warms the servers, then after a one-line edit of Program.cs, after a small file of the user\'s own is added, and with nothing changed; whether the generated project\'s assembly kept its write time through the edits\' builds; ' +
+    'in Debug also the yardstick: the same project as one project, the layout of the generator\'s earlier versions (scripts/bench/one-project.ts: a copy, bin/ and obj/ left out, whose host project takes the generated project\'s packages and embedded files and compiles every file itself; only the regeneration target is left out), built from clean as the project was and put through the same edit loop, before the project in every other round and after it otherwise; a row "two projects against one" is the ratio of the medians; ' +
     'then the start, from spawn to the first tools/list answer through the MCP SDK client over stdio (initialize included): Debug as `dotnet run --no-build --project DIR` (the mcp.json form without the restore and build checks, the build having just been done), Release as `dotnet bin/Release/<tfm>/Bench.dll`. ' +
     `The total is init + build + start of the same run. petstore and GitHub: ${options.buildRuns} rounds, their four runs interleaved in an order that rotates every round, median; MS Graph one run per configuration (in the first round: a Release build takes tens of seconds and GBs). ` +
     'The init row pools the runs of both configurations (the same command). One unmeasured warm-up (petstore, both configurations) first. Generated C#: every *.cs file under the project, bin/ and obj/ left out, and McpTools.g.cs alone, found by name; MB = 2^20 bytes.',
@@ -89,7 +95,7 @@ export const serving: Area = {
 async function benchServing(context: BenchContext, gnuTime: boolean): Promise<void> {
   const { log, options, results, work } = context;
   const pipelines = SPECS.flatMap((key) => CONFIGS.map((config): Pipeline => ({
-    spec: specOf(context, key), config, init: [], initPeakKb: [], build: [], buildPeakKb: [], start: [], rssKb: [], initBuild: [], total: [], edits: [], tools: 0,
+    spec: specOf(context, key), config, init: [], initPeakKb: [], build: [], buildPeakKb: [], start: [], rssKb: [], initBuild: [], total: [], edits: [], oneBuild: [], oneEdits: [], tools: 0,
   })));
   const sizes = new Map<Spec['key'], Sizes>();
   const root = join(work, 'serving');
@@ -99,7 +105,7 @@ async function benchServing(context: BenchContext, gnuTime: boolean): Promise<vo
   log('spec to serving: warm-up (petstore, Debug and Release)');
   for (const config of CONFIGS) {
     const dir = join(root, `warm-up-${config}`);
-    const run = await once(context, specOf(context, 'petstore'), config, dir, peakFile);
+    const run = await once(context, specOf(context, 'petstore'), config, dir, peakFile, false);
     if (run.failure) log(`warm-up ${config}: ${run.failure.step} failed: ${run.failure.reason}`);
     if (!options.keep) await rm(dir, { recursive: true, force: true });
   }
@@ -107,7 +113,8 @@ async function benchServing(context: BenchContext, gnuTime: boolean): Promise<vo
     const list = pipelines.filter((p) => !p.failure && (p.spec.key !== 'graph' || round === 0));
     for (const p of rotate(list, round)) {
       const dir = join(root, `${p.spec.key}-${p.config}-${round + 1}`);
-      const run = await once(context, p.spec, p.config, dir, peakFile);
+      // The yardstick goes first in every other round: neither layout always builds on the other's warm caches.
+      const run = await once(context, p.spec, p.config, dir, peakFile, round % 2 === 1);
       record(p, run, sizes);
       if (run.failure) results.problems.push(`spec to serving, ${p.spec.label} ${p.config}, round ${round + 1}: ${run.failure.step} failed: ${run.failure.reason}`);
       const figure = (v: number | undefined): string => (v === undefined ? '—' : v.toFixed(2));
@@ -119,8 +126,12 @@ async function benchServing(context: BenchContext, gnuTime: boolean): Promise<vo
   report(context, pipelines, sizes);
 }
 
-/** init → dotnet build → start → stop, into a fresh `dir`; stops at the first step that fails. */
-async function once(context: BenchContext, spec: Spec, config: Config, dir: string, peakFile: string | undefined): Promise<Run> {
+/**
+ * init → dotnet build → start → stop, into a fresh `dir`; stops at the first step that fails. In Debug, the edit loop
+ * after the build, and the yardstick: the same project as one project, built from clean and through the same edit loop,
+ * before the project itself (`yardstickFirst`) or after it.
+ */
+async function once(context: BenchContext, spec: Spec, config: Config, dir: string, peakFile: string | undefined, yardstickFirst: boolean): Promise<Run> {
   const { generator, paths, frameworks, rssMethod, work } = context;
   const run: Run = {};
   await rm(dir, { recursive: true, force: true });
@@ -135,13 +146,34 @@ async function once(context: BenchContext, spec: Spec, config: Config, dir: stri
   } catch (error) {
     return { ...run, failure: { step: 'init', reason: `cannot read the generated project: ${(error as Error).message}` } };
   }
+  const yardstick = (): string | undefined => {
+    const one = `${dir}-one-project`;
+    try {
+      asOneProject(dir, one);
+      const oneBuilt = dotnetBuild(one, ['-p:UseSharedCompilation=false']);
+      if (!oneBuilt.ok) return `as one project: ${oneBuilt.error}`;
+      const oneEdits = editLoop(one);
+      if ('failure' in oneEdits) return `as one project, an edit's build: ${oneEdits.failure}`;
+      run.oneProject = { build: oneBuilt.seconds, edits: oneEdits };
+      return undefined;
+    } catch (error) {
+      return `as one project: ${(error as Error).message.slice(0, 200)}`;
+    } finally {
+      rmSync(one, { recursive: true, force: true });
+    }
+  };
+  const debug = config === 'Debug';
+  const early = debug && yardstickFirst ? yardstick() : undefined;
+  if (early) return { ...run, failure: { step: 'build', reason: early } };
   const built = dotnetBuild(dir, [...(config === 'Release' ? ['-c', 'Release'] : []), '-p:UseSharedCompilation=false'], peakFile);
   if (!built.ok) return { ...run, failure: { step: 'build', reason: built.error } };
   run.build = { seconds: built.seconds, peakKb: built.peakKb };
-  if (config === 'Debug') {
+  if (debug) {
     const edits = editLoop(dir);
     if ('failure' in edits) return { ...run, failure: { step: 'build', reason: `an edit's build: ${edits.failure}` } };
     run.edits = edits;
+    const late = yardstickFirst ? undefined : yardstick();
+    if (late) return { ...run, failure: { step: 'build', reason: late } };
   }
   const args = config === 'Debug' ? ['run', '--no-build', '--project', dir] : [join(dir, 'bin/Release', frameworks, 'Bench.dll')];
   try {
@@ -172,6 +204,10 @@ function record(p: Pipeline, run: Run, sizes: Map<Spec['key'], Sizes>): void {
     p.tools = run.start.tools;
   }
   if (run.edits) p.edits.push(run.edits);
+  if (run.oneProject) {
+    p.oneBuild.push(run.oneProject.build);
+    p.oneEdits.push(run.oneProject.edits);
+  }
   if (run.failure) p.failure = run.failure;
 }
 
@@ -248,6 +284,7 @@ function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: Re
           beside: `peak ${mb(median(p.buildPeakKb))}; ${runs(p.build.length)}${githubGoal ? `; ${ratio(buildRatio)} petstore's (medians)` : ''}`,
           goal: githubGoal, status: githubGoal && Number.isFinite(buildRatio) ? verdict(buildRatio <= GOALS.githubBuildRatio) : '',
         });
+        if (p.oneBuild.length > 0) oneProjectRow(row, `${buildWhat}: two projects against one`, p.build, p.oneBuild);
       }
       // MS Graph's goal on init + Release build.
       if (key === 'graph' && release) {
@@ -271,20 +308,23 @@ function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: Re
       }
       if (p.edits.length > 0) {
         const cleans = p.edits.map((e) => e.clean);
-        row('`dotnet build` (Debug) from clean as a developer runs it: compiler server on, started by the build', {
-          value: seconds(median(cleans), 1), spread: spread(cleans, 1), beside: runs(cleans.length),
-        });
+        const cleanWhat = '`dotnet build` (Debug) from clean as a developer runs it: compiler server on, started by the build';
+        row(cleanWhat, { value: seconds(median(cleans), 1), spread: spread(cleans, 1), beside: runs(cleans.length) });
+        if (p.oneEdits.length > 0) oneProjectRow(row, `${cleanWhat}: two projects against one`, cleans, p.oneEdits.map((e) => e.clean));
         const noChange = median(p.edits.map((e) => e.noChange));
         const kept = p.edits.map((e) => e.generatedKept);
         const layout = kept.every((k) => k === undefined) ? 'one project' : `generated assembly left as it was: ${kept.filter((k) => k === true).length} of ${kept.length} runs`;
         for (const [what, edited] of [['a one-line edit of Program.cs', (e: EditLoop) => e.programEdit], ['a small file of the user\'s own added', (e: EditLoop) => e.userFile]] as const) {
           const values = p.edits.map(edited);
           const more = median(values) - noChange;
-          // The goal is the big APIs'; petstore's figure is what a small API's layout is held to.
-          const goal = key === 'petstore' ? '' : `≤ ${EDIT_GOAL_SECONDS} s more than nothing changed`;
+          const ones = p.oneEdits.map(edited);
+          const one = ones.length > 0 ? `; one project ${seconds(median(ones), 1)} (${spread(ones, 1)}), its nothing changed ${seconds(median(p.oneEdits.map((e) => e.noChange)), 1)}` : '';
+          // The big APIs' goal is the edit over nothing changed; petstore's, the edit no slower than as one project.
+          const goal = key === 'petstore' ? (ones.length > 0 ? 'no slower than one project' : '') : `≤ ${EDIT_GOAL_SECONDS} s more than nothing changed`;
+          const ok = key === 'petstore' ? median(values) <= median(ones) : more <= EDIT_GOAL_SECONDS;
           row(`edit loop: ${what}, then \`dotnet build\``, {
-            value: seconds(median(values), 1), spread: spread(values, 1), beside: `nothing changed ${seconds(noChange, 1)}: ${more >= 0 ? '+' : ''}${more.toFixed(1)} s; ${layout}; ${runs(values.length)}`,
-            goal, status: goal ? verdict(more <= EDIT_GOAL_SECONDS) : '',
+            value: seconds(median(values), 1), spread: spread(values, 1), beside: `nothing changed ${seconds(noChange, 1)}: ${more >= 0 ? '+' : ''}${more.toFixed(1)} s; ${layout}${one}; ${runs(values.length)}`,
+            goal, status: goal ? verdict(ok) : '',
           });
         }
       }
@@ -292,6 +332,19 @@ function report(context: BenchContext, pipelines: readonly Pipeline[], sizes: Re
       row(totalWhat, { value: seconds(median(p.total), 1), spread: spread(p.total, 1), beside: runs(p.total.length) });
     }
   }
+}
+
+/**
+ * A clean build of the two projects beside the same project's as one project (the yardstick), in the same runs: the
+ * ratio of the medians, held to the goal of a clean build within 10% of one project's.
+ */
+function oneProjectRow(row: (what: string, fields: Partial<Row>) => void, what: string, two: readonly number[], one: readonly number[]): void {
+  const over = median(two) / median(one);
+  row(what, {
+    value: `${over >= 1 ? '+' : '−'}${Math.abs((over - 1) * 100).toFixed(0)}%`, spread: `one project ${seconds(median(one), 1)} (${spread(one, 1)})`,
+    beside: `two ${seconds(median(two), 1)}; ${runs(Math.min(two.length, one.length))} of each`,
+    goal: `≤ +${((GOALS.cleanOverOneProject - 1) * 100).toFixed(0)}%`, status: verdict(over <= GOALS.cleanOverOneProject),
+  });
 }
 
 /** The fields of a row whose step has no figure: failed there, or not run because an earlier step failed. */
