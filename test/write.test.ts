@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFiles } from '../src/write.js';
+import { movedTo, PartedFile } from '../src/emit/shared/file.js';
 import { scratchDir } from './support/scratch.js';
 
 const tmp = scratchDir('write');
@@ -29,4 +30,18 @@ test('a file that exists is replaced whole, a longer one by a shorter one includ
   await writeFiles(tmp, [{ path: 'again.g.cs', content: 'long '.repeat(100_000) }], true);
   await writeFiles(tmp, [{ path: 'again.g.cs', content: 'short' }], true);
   assert.equal(await readFile(join(tmp, 'again.g.cs'), 'utf8'), 'short');
+});
+
+test('a file kept in parts is written as its parts joined, and keeps them when it moves', async () => {
+  // Parts of every size: empty, short, multi-byte, and longer than a slice on their own.
+  const parts = ['', 'namespace P;\n', 'é€😀\n'.repeat(70_000), '', 'x'.repeat(300_000), '\n', '😀'.repeat(140_000)];
+  const file = new PartedFile('Parted.g.cs', parts);
+  const moved = movedTo(file, 'Client/Parted.g.cs');
+  assert.ok(moved instanceof PartedFile && moved.parts === file.parts);
+  await writeFiles(tmp, [file, moved, movedTo({ path: 'a.g.cs', content: 'plain' }, 'b.g.cs')], true);
+  const expected = Buffer.from(parts.join(''), 'utf8');
+  assert.ok(expected.equals(await readFile(join(tmp, 'Parted.g.cs'))));
+  assert.ok(expected.equals(await readFile(join(tmp, 'Client/Parted.g.cs'))));
+  assert.equal(file.content, parts.join(''));
+  assert.equal(await readFile(join(tmp, 'b.g.cs'), 'utf8'), 'plain');
 });
