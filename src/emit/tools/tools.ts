@@ -36,10 +36,6 @@ function annotations(op: Operation): string {
   return `ReadOnly = ${hints.readOnly}, Destructive = ${hints.destructive}, Idempotent = ${hints.idempotent}`;
 }
 
-/**
- * `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5); with
- * `structuredOutput`, tools with a JSON answer also publish its `outputSchema`.
- */
 /** The tools' file, as `init` and `host` name it (`tools` writes it where --output-file says). */
 export const TOOLS_FILE = 'McpTools.g.cs';
 
@@ -49,21 +45,26 @@ export const INPUT_SCHEMAS_FILE = 'McpInputSchemas.g.json';
 /** Most characters of input schemas McpTools.g.cs holds itself; past it, each tool's schema is in McpInputSchemas.g.json too. */
 export const INLINE_SCHEMAS_LIMIT = 256 * 1024;
 
+/**
+ * `McpTools.g.cs`: one MCP tool per selected operation, calling the client (SPEC 2.2, 4.5); with
+ * `structuredOutput`, tools with a JSON answer also publish its `outputSchema`.
+ */
 export function emitTools(model: ApiModel, plan: NamePlan, operations: readonly Operation[], namespace: string, clientNamespace: string, structuredOutput = false, confirm?: ConfirmPolicy): { file: PartedFile; inputSchemas?: PartedFile } {
   const w = new CSharpWriter();
   // Where the tools' schemas are many (MS Graph's come to 70 MB), each argument schema of some size is written once; and
   // where they are still many, each tool's schema is beside them too, so that the compiler does not read them. What
   // tools/list publishes is the same. A small API keeps them all in McpTools.g.cs.
   // The schemas are made with definitions first: the size they would have inline is counted from them, without making
-  // Graph's 70 MB of inline text only to learn that it is too much.
+  // Graph's 70 MB of inline text only to learn that it is too much. Those that fit are made again inline (256 KB at most).
   let definitions = new SchemaDefinitions();
-  const size = (texts: Map<string, string>): number => [...texts.values()].reduce((total, text) => total + text.length, 0);
   let schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op, definitions)]));
-  if (size(schemas) + definitions.expandedExtra <= INLINE_SCHEMAS_LIMIT) {
+  const withMarkers = [...schemas.values()].reduce((total, text) => total + text.length, 0);
+  const inline = withMarkers + definitions.expandedExtra <= INLINE_SCHEMAS_LIMIT;
+  if (inline) {
     definitions = new SchemaDefinitions();
     schemas = new Map(operations.map((op) => [op.id, inputSchemaText(model, plan, op)]));
   }
-  const shared = size(schemas) > INLINE_SCHEMAS_LIMIT;
+  const shared = !inline && withMarkers > INLINE_SCHEMAS_LIMIT;
   const toolSchemas = new Map<string, string>();
   const attributeText = (op: Operation): string => {
     const text = schemas.get(op.id) ?? '{}';
