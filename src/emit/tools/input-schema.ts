@@ -19,7 +19,10 @@ const MAX_DEPTH = 12;
  */
 const MAX_NODES = 1000;
 
-/** Thrown when an argument's schema grows past {@link MAX_NODES} at the depth being tried. */
+/**
+ * Thrown when an argument's schema grows past {@link MAX_NODES} at every depth, or while it is made (a check on the
+ * depth found).
+ */
 class TooLarge extends Error {}
 
 interface Expansion {
@@ -173,17 +176,11 @@ function boundedSchema(model: ApiModel, type: TypeRef, files: boolean): JsonSche
   if (!made) madeSchemas.set(model, (made = new Map<string, JsonSchema>()));
   const known = key === undefined ? undefined : made.get(key);
   if (known) return known;
-  const make = (maxDepth: number): JsonSchema => typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false, files });
-  let schema: JsonSchema;
-  try {
-    // Most types fit whole.
-    schema = make(MAX_DEPTH);
-  } catch (error) {
-    if (!(error instanceof TooLarge)) throw error;
-    const maxDepth = deepestFitting(model, type);
-    if (maxDepth === undefined) throw error;
-    schema = make(maxDepth);
-  }
+  // The depth is found first, by a walk that makes nothing: making the schema whole only to find it too large was
+  // half of Graph's schema nodes (106 of its 2,769 argument types, a thousand nodes each, thrown away).
+  const maxDepth = deepestFitting(model, type);
+  if (maxDepth === undefined) throw new TooLarge();
+  const schema = typeSchema(model, type, new Set(), 0, { maxDepth, nodes: 0, inUnion: false, files });
   if (key !== undefined) made.set(key, schema);
   return schema;
 }
